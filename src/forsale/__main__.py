@@ -1,0 +1,5 @@
+"""``python -m forsale`` is the ``forsale`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,86 @@
+"""Build agents from name strings, the same way in every front end.
+
+A spec is a registered name with options after colons:
+``"hard:time=0.2"``, ``"random"``, ``"value"``. Option values are parsed as
+int, then float, then left as strings, and passed to the factory as keyword
+arguments. Modules that define bots register them on import; this module
+imports them all (``_BOT_MODULES``) the first time a spec is resolved.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from .protocol import Agent
+
+Factory = Callable[..., Agent]
+
+_FACTORIES: dict[str, tuple[Factory, str]] = {}
+# Modules whose import registers bots. Each new bot module adds itself here.
+_BOT_MODULES = ["forsale.bots.baselines"]
+_loaded = False
+
+
+def register(name: str, description: str) -> Callable[[Factory], Factory]:
+    """Decorator: make ``factory(**options)`` buildable as ``name``."""
+
+    def wrap(factory: Factory) -> Factory:
+        _FACTORIES[name] = (factory, description)
+        return factory
+
+    return wrap
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        for module in _BOT_MODULES:
+            importlib.import_module(module)
+        _loaded = True
+
+
+def _value(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"hard:time=0.2"`` -> ``("hard", {"time": 0.2})``."""
+    name, *parts = spec.strip().split(":")
+    options: dict[str, Any] = {}
+    for part in parts:
+        key, eq, text = part.partition("=")
+        if not eq or not key:
+            raise ValueError(f"bot option {part!r} in {spec!r} must look like key=value")
+        options[key.strip()] = _value(text.strip())
+    return name, options
+
+
+def make_agent(spec: str) -> Agent:
+    """The agent named by ``spec``; a clear ``ValueError`` for unknown names or options."""
+    _load()
+    name, options = parse_spec(spec)
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(agent_names())}")
+    factory, _ = _FACTORIES[name]
+    try:
+        return factory(**options)
+    except TypeError as error:
+        raise ValueError(f"bad options for bot {name!r}: {error}") from None
+
+
+def agent_names() -> list[str]:
+    _load()
+    return sorted(_FACTORIES)
+
+
+def describe_agents() -> dict[str, str]:
+    """Name -> one-line description, for help texts."""
+    _load()
+    return {name: _FACTORIES[name][1] for name in sorted(_FACTORIES)}

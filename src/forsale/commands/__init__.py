@@ -1,0 +1,1 @@
+"""One module per ``forsale`` subcommand; each provides ``register(subparsers)``."""

@@ -1,0 +1,420 @@
+"""The game state and its transitions: auctions, sales, scoring.
+
+One mutable :class:`State` per game, built for speed: bots copy it
+(:meth:`State.clone`) and apply actions in place (:meth:`State.push`) millions
+of times. The functional :meth:`State.apply` returns a new state and leaves
+the old one untouched, for callers that prefer immutability.
+
+The state holds secrets (the undealt order, the removed cards, uncommitted
+sales). Nothing outside the engine should read it directly on behalf of a
+player: :mod:`forsale.view` builds what a seat may know.
+
+A whole game, from a seed:
+
+>>> from forsale import new_game, PASS
+>>> game = new_game(4, seed=7)
+>>> game.phase, game.round, game.current_seat in range(4)
+('auction', 0, True)
+>>> while game.phase == "auction":
+...     game.push(game.current_seat, PASS)
+>>> while not game.is_over:
+...     game.push_sale([min(hand) for hand in game.hands])
+>>> sum(game.scores()) == sum(game.coins) + sum(map(sum, game.cheques_won))
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
+from .errors import IllegalActionError
+from .rules import CHEQUES, HOUSES, Ruleset
+
+AUCTION, SALE, OVER = "auction", "sale", "over"
+
+_LEGAL_BIDS: dict[tuple[int, int], tuple[Action, ...]] = {}
+
+
+def _auction_actions(high: int, coins: int) -> tuple[Action, ...]:
+    """``(PASS, bid(high + 1), ..., bid(coins))``, built once per pair and shared."""
+    key = (high, coins)
+    actions = _LEGAL_BIDS.get(key)
+    if actions is None:
+        actions = (PASS,) + tuple(bid(b) for b in range(high + 1, coins + 1))
+        _LEGAL_BIDS[key] = actions
+    return actions
+
+
+_DOWN = range(29, 0, -1)
+
+
+def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """A uniformly random permutation of the 30 ``cards``, decoded from one random integer.
+
+    ``random.shuffle`` spends most of a random game's deal in one
+    ``_randbelow`` call per card; decoding mixed-radix digits from a single
+    160-bit integer is several times faster, and its bias (below 2**-50) is
+    far beneath anything a game can show.
+    """
+    deck = list(cards)
+    x = rng.getrandbits(160)
+    for i in _DOWN:
+        j = x % (i + 1)
+        x //= i + 1
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+class Deal:
+    """The cards in play in draw order, the opener, and (if known) the removed cards."""
+
+    __slots__ = ("houses", "cheques", "first", "removed_houses", "removed_cheques")
+
+    def __init__(
+        self,
+        houses: Sequence[int],
+        cheques: Sequence[int],
+        first: int,
+        removed_houses: Sequence[int] = (),
+        removed_cheques: Sequence[int] = (),
+    ) -> None:
+        self.houses = tuple(houses)
+        self.cheques = tuple(cheques)
+        self.first = first
+        self.removed_houses = tuple(sorted(removed_houses))
+        self.removed_cheques = tuple(sorted(removed_cheques))
+
+    @classmethod
+    def random(cls, rules: Ruleset, rng: random.Random) -> Deal:
+        """Shuffle both decks, remove ``rules.removed`` cards of each unseen, pick the opener."""
+        houses = _shuffled(HOUSES, rng)
+        cheques = _shuffled(CHEQUES, rng)
+        k = rules.cards
+        return cls(houses[:k], cheques[:k], rng.randrange(rules.players), houses[k:], cheques[k:])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Deal) and all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"Deal(houses={list(self.houses)}, cheques={list(self.cheques)}, first={self.first})"
+
+
+class State:
+    """A game in progress (or finished). See the module docstring.
+
+    Public, read-only by convention: ``rules``, ``deal``, ``phase``
+    (``"auction"``, ``"sale"`` or ``"over"``), ``round`` (0-based, within the
+    phase), ``coins``, ``hands`` (houses held, in the order taken),
+    ``cheques_won``, ``table`` (houses or cheques still on the table,
+    ascending), ``bids`` and ``active`` (this auction round), ``high``,
+    ``moves`` (every move so far, shaped like a record's moves: ``(seat,
+    action)`` in the auction phase, ``(None, houses)`` for a sale round).
+    """
+
+    __slots__ = (
+        "rules", "n", "deal", "phase", "round", "coins", "hands", "cheques_won",
+        "table", "bids", "active", "n_active", "turn", "high", "commits",
+        "n_commits", "moves", "rounds", "refund_down",
+    )  # fmt: skip
+
+    def __init__(self, rules: Ruleset, deal: Deal) -> None:
+        n = rules.players
+        self.rules = rules
+        self.n = n
+        self.deal = deal
+        self.phase = AUCTION
+        self.round = 0
+        self.coins = [rules.starting_coins] * n
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.cheques_won: list[list[int]] = [[] for _ in range(n)]
+        self.table = sorted(deal.houses[:n])
+        self.bids = [0] * n
+        self.active = [True] * n
+        self.n_active = n
+        self.turn = deal.first
+        self.high = 0
+        self.commits = [0] * n
+        self.n_commits = 0
+        self.moves: list[tuple[Any, Any]] = []
+        self.rounds = rules.rounds
+        self.refund_down = rules.refund == "down"
+
+    # -- copying -----------------------------------------------------------
+    def clone(self) -> State:
+        """An independent copy, cheap enough for tree search."""
+        new = State.__new__(State)
+        new.rules = self.rules
+        new.n = self.n
+        new.deal = self.deal
+        new.phase = self.phase
+        new.round = self.round
+        new.coins = self.coins[:]
+        new.hands = [h[:] for h in self.hands]
+        new.cheques_won = [c[:] for c in self.cheques_won]
+        new.table = self.table[:]
+        new.bids = self.bids[:]
+        new.active = self.active[:]
+        new.n_active = self.n_active
+        new.turn = self.turn
+        new.high = self.high
+        new.commits = self.commits[:]
+        new.n_commits = self.n_commits
+        new.moves = self.moves[:]
+        new.rounds = self.rounds
+        new.refund_down = self.refund_down
+        return new
+
+    __copy__ = clone
+
+    # -- whose turn --------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.phase is OVER
+
+    @property
+    def current_seat(self) -> int | None:
+        """The seat to act in the auction phase; ``None`` in the sale phase and at the end."""
+        return self.turn if self.phase is AUCTION else None
+
+    def seats_to_act(self) -> tuple[int, ...]:
+        """Seats that may act now: the one bidder, or every seat yet to commit a sale."""
+        if self.phase is AUCTION:
+            return (self.turn,)
+        if self.phase is SALE:
+            return tuple(s for s in range(self.n) if not self.commits[s])
+        return ()
+
+    def has_committed(self, seat: int) -> bool:
+        """Whether ``seat`` has chosen its house in this sale round (public; the house is not)."""
+        return self.phase is SALE and self.commits[seat] != 0
+
+    # -- legal actions -----------------------------------------------------
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Every action ``seat`` may take now (empty when it is not to act).
+
+        In an auction: ``PASS`` first, then every bid from the current high
+        bid plus one up to the coins the seat holds. In a sale round: one
+        ``Sell`` per house in hand, ascending.
+        """
+        if self.phase is AUCTION:
+            if seat != self.turn:
+                return ()
+            coins = self.coins[seat]
+            high = self.high
+            return _auction_actions(high, coins) if coins > high else (PASS,)
+        if self.phase is SALE and not self.commits[seat]:
+            return tuple([SELLS[h] for h in sorted(self.hands[seat])])
+        return ()
+
+    def can_raise(self, seat: int) -> bool:
+        """Whether ``seat`` is to bid and holds more coins than the high bid."""
+        return self.phase is AUCTION and seat == self.turn and self.coins[seat] > self.high
+
+    # -- transitions -------------------------------------------------------
+    def apply(self, seat: int, action: Action) -> State:
+        """The state after ``seat`` takes ``action``; this state is left as it was."""
+        new = self.clone()
+        new.push(seat, action)
+        return new
+
+    def push(self, seat: int, action: Action) -> None:
+        """Take ``action`` for ``seat`` in place; raise :class:`IllegalActionError` if the rules forbid it."""
+        # The hot path of every search: kept flat, with locals, on purpose.
+        kind = action.__class__
+        if kind is Bid:
+            amount = action.amount
+            if self.phase is not AUCTION or seat != self.turn or amount <= self.high or amount > self.coins[seat]:
+                self._reject(seat, action)
+            self.bids[seat] = amount
+            self.high = amount
+        elif kind is Pass:
+            if self.phase is not AUCTION or seat != self.turn:
+                self._reject(seat, action)
+            bids = self.bids
+            paid = bids[seat]
+            if paid:
+                self.coins[seat] -= (paid + 1) // 2 if self.refund_down else paid // 2
+            self.hands[seat].append(self.table.pop(0))
+            active = self.active
+            active[seat] = False
+            self.n_active -= 1
+            if self.n_active == 1:
+                self.moves.append((seat, action))
+                last = active.index(True)
+                self.coins[last] -= bids[last]
+                self.hands[last].append(self.table.pop())
+                self._next_auction(last)
+                return
+        elif kind is Sell:
+            if self.phase is not SALE or self.commits[seat] or action.house not in self.hands[seat]:
+                self._reject(seat, action)
+            self.commits[seat] = action.house
+            self.n_commits += 1
+            if self.n_commits == self.n:
+                self._resolve_sale()
+            return
+        else:
+            raise IllegalActionError(f"{action!r} is not a For Sale action (bid, pass or sell)")
+        self.moves.append((seat, action))
+        active = self.active
+        n = self.n
+        while True:
+            seat += 1
+            if seat == n:
+                seat = 0
+            if active[seat]:
+                break
+        self.turn = seat
+
+    def push_sale(self, houses: Sequence[int]) -> None:
+        """Play a whole sale round at once: ``houses[i]`` is the house seat ``i`` sells.
+
+        Equivalent to every seat pushing its ``Sell`` (the shape of a
+        record's ``sell`` move); nothing changes if any choice is illegal.
+        """
+        if self.phase is not SALE:
+            raise IllegalActionError(
+                f"a sale round cannot be played: the game is {'over' if self.phase is OVER else 'in the auction phase'}"
+            )
+        if self.n_commits:
+            raise IllegalActionError("some seats have already chosen a house this sale round")
+        if len(houses) != self.n:
+            raise IllegalActionError(f"a sale round needs one house per seat ({self.n}), not {len(houses)}")
+        hands = self.hands
+        for seat, house in enumerate(houses):
+            if house not in hands[seat]:
+                self._reject(seat, Sell(house))
+        self.commits = list(houses)
+        self._resolve_sale()
+
+    def _next_auction(self, opener: int) -> None:
+        n = self.n
+        r = self.round + 1
+        if r == self.rounds:
+            self.phase = SALE
+            self.round = 0
+            self.table = sorted(self.deal.cheques[:n])
+            self.turn = -1
+            return
+        self.round = r
+        self.table = sorted(self.deal.houses[r * n : r * n + n])
+        self.bids = [0] * n
+        self.active = [True] * n
+        self.n_active = n
+        self.high = 0
+        self.turn = opener
+
+    def _resolve_sale(self) -> None:
+        commits = self.commits
+        table = self.table
+        won = self.cheques_won
+        hands = self.hands
+        order = sorted(commits)
+        for seat, house in enumerate(commits):
+            won[seat].append(table[order.index(house)])
+            hands[seat].remove(house)
+        self.moves.append((None, tuple(commits)))
+        n = self.n
+        self.commits = [0] * n
+        self.n_commits = 0
+        r = self.round + 1
+        if r == self.rounds:
+            self.phase = OVER
+            self.table = []
+            return
+        self.round = r
+        self.table = sorted(self.deal.cheques[r * n : r * n + n])
+
+    def _reject(self, seat: int, action: Action) -> None:
+        """Raise an :class:`IllegalActionError` that says why, in the game's words."""
+        raise IllegalActionError(self.why_illegal(seat, action) or f"seat {seat} cannot {action} now")
+
+    def why_illegal(self, seat: int, action: Action) -> str | None:
+        """Why ``seat`` may not take ``action`` now, or ``None`` if it may."""
+        if type(seat) is not int or not 0 <= seat < self.n:
+            return f"there is no seat {seat!r} at a table of {self.n}"
+        if self.phase is OVER:
+            return f"the game is over; seat {seat} cannot {action}"
+        kind = action.__class__
+        if kind is Sell:
+            house = action.house
+            if self.phase is not SALE:
+                return f"seat {seat} cannot sell a house during the auction phase"
+            if self.commits[seat]:
+                return f"seat {seat} has already chosen a house this sale round"
+            if house not in self.hands[seat]:
+                held = ", ".join(map(str, sorted(self.hands[seat])))
+                return f"seat {seat} sold house {house} but holds {held}"
+            return None
+        if kind is not Bid and kind is not Pass:
+            return f"{action!r} is not a For Sale action (bid, pass or sell)"
+        if self.phase is not AUCTION:
+            return f"seat {seat} cannot {'bid' if kind is Bid else 'pass'} during the sale phase"
+        if seat != self.turn:
+            return f"it is seat {self.turn}'s turn to bid or pass, not seat {seat}'s"
+        if kind is Bid:
+            amount = action.amount
+            if type(amount) is not int:
+                return f"seat {seat} bid {amount!r}, which is not a whole number of coins"
+            if amount > self.coins[seat]:
+                return f"seat {seat} bid {amount} but holds {self.coins[seat]} coins"
+            if amount <= self.high:
+                if self.high == 0:
+                    return f"seat {seat} bid {amount} but a bid must be at least 1 coin"
+                return f"seat {seat} bid {amount} but the high bid is already {self.high}"
+        return None
+
+    # -- the end -----------------------------------------------------------
+    def scores(self) -> list[int]:
+        """Each seat's cheques plus coins left (the final score once the game is over)."""
+        return [sum(c) + m for c, m in zip(self.cheques_won, self.coins)]
+
+    def winners(self) -> list[int]:
+        """The winning seats: highest score, then most coins; several only for a shared win."""
+        key = [(s, m) for s, m in zip(self.scores(), self.coins)]
+        best = max(key)
+        return [seat for seat, k in enumerate(key) if k == best]
+
+    def __repr__(self) -> str:
+        return f"<State {self.rules.describe()}; {self.phase} round {self.round}; {len(self.moves)} moves>"
+
+
+def new_game(
+    players: int | Ruleset = 4,
+    seed: int | None = None,
+    *,
+    rules: str | Ruleset | None = None,
+    deal: Deal | None = None,
+    rng: random.Random | None = None,
+) -> State:
+    """Start a game.
+
+    ``players`` is a count (the default ruleset for it, or the preset named by
+    ``rules``) or a :class:`Ruleset`. The deal comes from ``deal`` if given,
+    else is shuffled by ``rng`` or by ``random.Random(seed)``: the same seed
+    always gives the same deal.
+    """
+    if isinstance(players, Ruleset):
+        ruleset = players
+    elif isinstance(rules, Ruleset):
+        ruleset = rules
+    elif rules is None:
+        ruleset = Ruleset.default(players)
+    else:
+        ruleset = Ruleset.preset(rules, players)
+    if deal is None:
+        deal = Deal.random(ruleset, rng if rng is not None else random.Random(seed))
+    return State(ruleset, deal)
+
+
+def play_moves(state: State, moves: Iterable[tuple[Any, Any]]) -> State:
+    """Push ``(seat, action)`` moves, and ``(None, houses)`` sale rounds, in place."""
+    for seat, action in moves:
+        if seat is None:
+            state.push_sale(action)
+        else:
+            state.push(seat, action)
+    return state

@@ -1,0 +1,292 @@
+"""What one seat may know, and the way back from it to full states.
+
+:func:`view` is the **only** place where a game's state is turned into what a
+player sees. Every client (bots, server messages, logs sent to clients,
+terminal play, RL observations) goes through it, so hidden information is
+kept in one place:
+
+- public: revealed houses and cheques, every bid and pass, who took which
+  house, every revealed sale, and what follows from them by deduction (every
+  hand and every coin count, which cards are still unseen);
+- private to the seat: its own uncommitted sale choice;
+- never: the order of the undealt cards, which cards were removed at setup,
+  another seat's uncommitted sale.
+
+Search bots need the way back: :func:`sample_state` draws a full state that
+is consistent with a view, shuffling what the seat cannot know.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import PASS, SELLS, Action, Bid
+from .rules import CHEQUES, HOUSES, Ruleset
+from .state import AUCTION, OVER, SALE, Deal, State, _auction_actions
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """One house taken in the auction phase: who took it, in which round, for how much."""
+
+    round: int
+    seat: int
+    house: int
+    paid: int
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything ``seat`` may know (``seat is None``: a spectator, public only).
+
+    Per-seat tuples are indexed by seat. ``hands``, ``coins`` and
+    ``cheques_won`` are what a perfect memory deduces from the public history,
+    so every seat may know them. ``my_commit`` is the seat's own chosen but
+    unrevealed house in a sale round; ``committed`` says, publicly, which
+    seats have chosen.
+    """
+
+    rules: Ruleset
+    seat: int | None
+    phase: str
+    round: int
+    first: int
+    coins: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    cheques_won: tuple[tuple[int, ...], ...]
+    table: tuple[int, ...]
+    bids: tuple[int, ...]
+    active: tuple[bool, ...]
+    high: int
+    turn: int | None
+    committed: tuple[bool, ...]
+    my_commit: int | None
+    auction_tables: tuple[tuple[int, ...], ...]
+    sale_tables: tuple[tuple[int, ...], ...]
+    unseen_houses: tuple[int, ...]
+    unseen_cheques: tuple[int, ...]
+    history: tuple[tuple[Any, Any], ...]
+    takes: tuple[Take, ...]
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def houses_to_come(self) -> int:
+        """Houses still to be revealed in later auction rounds."""
+        return self.rules.cards - self.rules.players * len(self.auction_tables)
+
+    @property
+    def cheques_to_come(self) -> int:
+        """Cheques still to be revealed in later sale rounds."""
+        return self.rules.cards - self.rules.players * len(self.sale_tables)
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        """The viewing seat's own houses (empty for a spectator)."""
+        return () if self.seat is None else self.hands[self.seat]
+
+    def seats_to_act(self) -> tuple[int, ...]:
+        if self.phase == AUCTION:
+            return (self.turn,)  # type: ignore[return-value]
+        if self.phase == SALE:
+            return tuple(s for s, done in enumerate(self.committed) if not done)
+        return ()
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """The viewing seat's legal actions now (the same as the engine's)."""
+        seat = self.seat
+        if seat is None:
+            return ()
+        if self.phase == AUCTION:
+            if seat != self.turn:
+                return ()
+            coins = self.coins[seat]
+            return _auction_actions(self.high, coins) if coins > self.high else (PASS,)
+        if self.phase == SALE and not self.committed[seat]:
+            return tuple(SELLS[h] for h in self.hands[seat])
+        return ()
+
+    def scores(self) -> tuple[int, ...]:
+        return tuple(sum(c) + m for c, m in zip(self.cheques_won, self.coins))
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of this view (the shape server messages and logs use)."""
+        return {
+            "rules": self.rules.to_json(),
+            "players": self.players,
+            "seat": self.seat,
+            "phase": self.phase,
+            "round": self.round,
+            "rounds": self.rules.rounds,
+            "first": self.first,
+            "coins": list(self.coins),
+            "hands": [list(h) for h in self.hands],
+            "cheques_won": [list(c) for c in self.cheques_won],
+            "table": list(self.table),
+            "bids": list(self.bids),
+            "active": list(self.active),
+            "high": self.high,
+            "turn": self.turn,
+            "to_act": list(self.seats_to_act()),
+            "committed": list(self.committed),
+            "my_commit": self.my_commit,
+            "auction_tables": [list(t) for t in self.auction_tables],
+            "sale_tables": [list(t) for t in self.sale_tables],
+            "unseen_houses": list(self.unseen_houses),
+            "unseen_cheques": list(self.unseen_cheques),
+            "houses_to_come": self.houses_to_come,
+            "cheques_to_come": self.cheques_to_come,
+            "history": [move_to_json(seat, action) for seat, action in self.history],
+            "takes": [{"round": t.round, "seat": t.seat, "house": t.house, "paid": t.paid} for t in self.takes],
+            "legal": [action_to_json(a) for a in self.legal_actions()],
+            "scores": list(self.scores()),
+        }
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    """``{"bid": 3}``, ``{"pass": true}`` or ``{"sell": 17}``."""
+    if action.__class__ is Bid:
+        return {"bid": action.amount}  # type: ignore[union-attr]
+    if action is PASS or action == PASS:
+        return {"pass": True}
+    return {"sell": action.house}  # type: ignore[union-attr]
+
+
+def move_to_json(seat: int | None, action: Any) -> dict[str, Any]:
+    """A move as a record stores it: ``{"seat": s, "bid": b}``, ``{"seat": s, "pass": true}``, ``{"sell": [...]}``."""
+    if seat is None:
+        return {"sell": list(action)}
+    return {"seat": seat, **action_to_json(action)}
+
+
+def _takes(state: State) -> tuple[Take, ...]:
+    """Who took which house for how much, replayed from the public history."""
+    n = state.n
+    houses = state.deal.houses
+    refund = state.rules.refund_of
+    takes: list[Take] = []
+    r = 0
+    table = sorted(houses[:n])
+    bids = [0] * n
+    left = n
+    for seat, action in state.moves:
+        if seat is None:
+            break
+        if action.__class__ is Bid:
+            bids[seat] = action.amount
+            continue
+        takes.append(Take(r, seat, table.pop(0), bids[seat] - refund(bids[seat])))
+        bids[seat] = -1
+        left -= 1
+        if left == 1:
+            last = next(s for s in range(n) if bids[s] >= 0)
+            takes.append(Take(r, last, table.pop(), bids[last]))
+            r += 1
+            table = sorted(houses[r * n : r * n + n])
+            bids = [0] * n
+            left = n
+    return tuple(takes)
+
+
+def view(state: State, seat: int | None) -> View:
+    """What ``seat`` may know of ``state``; ``seat=None`` for a spectator."""
+    n = state.n
+    rules = state.rules
+    deal = state.deal
+    phase = state.phase
+    if seat is not None and not (type(seat) is int and 0 <= seat < n):
+        raise ValueError(f"there is no seat {seat!r} at a table of {n}")
+    auction_rounds = state.round + 1 if phase == AUCTION else rules.rounds
+    sale_rounds = 0 if phase == AUCTION else (state.round + 1 if phase == SALE else rules.rounds)
+    auction_tables = tuple(tuple(sorted(deal.houses[r * n : r * n + n])) for r in range(auction_rounds))
+    sale_tables = tuple(tuple(sorted(deal.cheques[r * n : r * n + n])) for r in range(sale_rounds))
+    seen_houses = {h for t in auction_tables for h in t}
+    unseen_cheques = Counter(CHEQUES)
+    unseen_cheques.subtract(c for t in sale_tables for c in t)
+    in_auction = phase == AUCTION
+    in_sale = phase == SALE
+    return View(
+        rules=rules,
+        seat=seat,
+        phase=phase,
+        round=state.round,
+        first=deal.first,
+        coins=tuple(state.coins),
+        hands=tuple(tuple(sorted(h)) for h in state.hands),
+        cheques_won=tuple(tuple(sorted(c)) for c in state.cheques_won),
+        table=tuple(state.table),
+        bids=tuple(state.bids) if in_auction else (0,) * n,
+        active=tuple(state.active) if in_auction else (False,) * n,
+        high=state.high if in_auction else 0,
+        turn=state.turn if in_auction else None,
+        committed=tuple(bool(c) for c in state.commits) if in_sale else (False,) * n,
+        my_commit=(state.commits[seat] or None) if in_sale and seat is not None else None,
+        auction_tables=auction_tables,
+        sale_tables=sale_tables,
+        unseen_houses=tuple(h for h in HOUSES if h not in seen_houses),
+        unseen_cheques=tuple(sorted(unseen_cheques.elements())),
+        history=tuple(state.moves),
+        takes=_takes(state),
+    )
+
+
+def spectator_view(state: State) -> View:
+    """The public view: what anyone watching the table may know."""
+    return view(state, None)
+
+
+def sample_state(v: View, rng: random.Random) -> State:
+    """A full state consistent with ``v``, drawn at random.
+
+    Shuffles what the seat cannot know: the order of the houses and cheques
+    still to come and which cards were removed (at 3-4 players), and, in a
+    sale round, the house each *other* seat that has already committed chose
+    (uniformly from its hand). The viewing seat's own commit is kept.
+    """
+    rules = v.rules
+    n = rules.players
+    k = rules.cards
+    future_houses = list(v.unseen_houses)
+    rng.shuffle(future_houses)
+    n_future_houses = k - n * len(v.auction_tables)
+    future_cheques = list(v.unseen_cheques)
+    rng.shuffle(future_cheques)
+    n_future_cheques = k - n * len(v.sale_tables)
+    houses = [h for t in v.auction_tables for h in t] + future_houses[:n_future_houses]
+    cheques = [c for t in v.sale_tables for c in t] + future_cheques[:n_future_cheques]
+    deal = Deal(houses, cheques, v.first, future_houses[n_future_houses:], future_cheques[n_future_cheques:])
+    state = State.__new__(State)
+    state.rules = rules
+    state.n = n
+    state.deal = deal
+    state.phase = v.phase
+    state.round = v.round
+    state.coins = list(v.coins)
+    state.hands = [list(h) for h in v.hands]
+    state.cheques_won = [list(c) for c in v.cheques_won]
+    state.table = list(v.table)
+    state.bids = list(v.bids)
+    state.active = list(v.active)
+    state.n_active = sum(v.active)
+    state.turn = v.turn if v.turn is not None else -1
+    state.high = v.high
+    commits = [0] * n
+    if v.phase == SALE:
+        for s in range(n):
+            if s == v.seat and v.my_commit is not None:
+                commits[s] = v.my_commit
+            elif v.committed[s]:
+                commits[s] = rng.choice(v.hands[s])
+    state.commits = commits
+    state.n_commits = sum(1 for c in commits if c)
+    state.moves = list(v.history)
+    return state
