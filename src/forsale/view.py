@@ -264,10 +264,7 @@ def sample_state(v: View, rng: random.Random) -> State:
     houses = [h for t in v.auction_tables for h in t] + future_houses[:n_future_houses]
     cheques = [c for t in v.sale_tables for c in t] + future_cheques[:n_future_cheques]
     deal = Deal(houses, cheques, v.first, future_houses[n_future_houses:], future_cheques[n_future_cheques:])
-    state = State.__new__(State)
-    state.rules = rules
-    state.n = n
-    state.deal = deal
+    state = State(rules, deal)
     state.phase = v.phase
     state.round = v.round
     state.coins = list(v.coins)
