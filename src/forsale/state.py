@@ -84,8 +84,8 @@ class Deal:
         self.houses = tuple(houses)
         self.cheques = tuple(cheques)
         self.first = first
-        self.removed_houses = tuple(sorted(removed_houses))
-        self.removed_cheques = tuple(sorted(removed_cheques))
+        self.removed_houses = tuple(removed_houses)
+        self.removed_cheques = tuple(removed_cheques)
 
     @classmethod
     def random(cls, rules: Ruleset, rng: random.Random) -> Deal:
@@ -93,7 +93,7 @@ class Deal:
         houses = _shuffled(HOUSES, rng)
         cheques = _shuffled(CHEQUES, rng)
         k = rules.cards
-        return cls(houses[:k], cheques[:k], rng.randrange(rules.players), houses[k:], cheques[k:])
+        return cls(houses[:k], cheques[:k], rng.randrange(rules.players), sorted(houses[k:]), sorted(cheques[k:]))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Deal) and all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
@@ -223,15 +223,17 @@ class State:
     def push(self, seat: int, action: Action) -> None:
         """Take ``action`` for ``seat`` in place; raise :class:`IllegalActionError` if the rules forbid it."""
         # The hot path of every search: kept flat, with locals, on purpose.
+        # ``turn`` is -1 outside the auction phase, so ``seat != self.turn``
+        # also refuses bids and passes during the sale phase and at the end.
         kind = action.__class__
         if kind is Bid:
             amount = action.amount
-            if self.phase is not AUCTION or seat != self.turn or amount <= self.high or amount > self.coins[seat]:
+            if seat != self.turn or amount <= self.high or amount > self.coins[seat]:
                 self._reject(seat, action)
             self.bids[seat] = amount
             self.high = amount
         elif kind is Pass:
-            if self.phase is not AUCTION or seat != self.turn:
+            if seat != self.turn:
                 self._reject(seat, action)
             bids = self.bids
             paid = bids[seat]
