@@ -37,7 +37,7 @@ from .encoding import REWARDS, Encoding, outcome, ruleset
 class ForSaleEnv(gym.Env):
     """One seat of a For Sale table; the others are bots."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(
         self,

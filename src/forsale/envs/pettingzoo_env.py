@@ -13,7 +13,9 @@ the other agents' actions in a parallel ``step`` are ignored (their masks are
 all zero).
 
 An illegal action raises :class:`~forsale.errors.IllegalActionError` with the
-engine's explanation: use the action mask.
+engine's explanation (use the action mask), or with ``illegal="substitute"``
+is replaced by the seat's first legal action (pass in an auction, its lowest
+house in a sale) and flagged in ``infos[agent]["illegal_action"]``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ NAME = "forsale_v0"
 class _Common:
     """What the AEC and parallel environments share: spaces, the deal, observations, actions."""
 
-    def _setup(self, players: int, rules: str | dict | Ruleset | None, reward: str, render_mode: str | None) -> None:
+    def _setup(
+        self, players: int, rules: str | dict | Ruleset | None, reward: str, render_mode: str | None, illegal: str
+    ) -> None:
+        if illegal not in ("raise", "substitute"):
+            raise ValueError(f"illegal must be 'raise' or 'substitute', not {illegal!r}")
+        self.illegal = illegal
         self.rules = ruleset(players, rules)
         self.encoding = Encoding(self.rules)
         self.reward_mode = reward
@@ -79,13 +86,19 @@ class _Common:
         v = view(self.game, seat)
         return {"observation": self.encoding.observe(v), "action_mask": self.encoding.mask(v)}
 
-    def _push(self, seat: int, action: Any) -> None:
+    def _legal_move(self, seat: int, action: Any) -> tuple[Any, bool]:
+        """The engine action for ``action``, or the substitute if it is illegal: ``(move, was_illegal)``."""
         assert self.game is not None
-        move = self.encoding.action(action)
-        reason = self.game.why_illegal(seat, move)
-        if reason is not None:
-            raise IllegalActionError(f"{reason} (action id {int(action)}; use the action mask)")
-        self.game.push(seat, move)
+        try:
+            move = self.encoding.action(action)
+            reason = self.game.why_illegal(seat, move)
+        except (TypeError, ValueError) as error:
+            reason = str(error)
+        if reason is None:
+            return move, False
+        if self.illegal == "raise":
+            raise IllegalActionError(f"{reason} (action id {action!r}; use the action mask)")
+        return self.game.legal_actions(seat)[0], True
 
     def _final_rewards(self) -> list[float]:
         assert self.game is not None
@@ -112,9 +125,10 @@ class ForSaleAEC(_Common, AECEnv):
         rules: str | dict | Ruleset | None = None,
         reward: str = "win",
         render_mode: str | None = None,
+        illegal: str = "raise",
     ) -> None:
         AECEnv.__init__(self)
-        self._setup(players, rules, reward, render_mode)
+        self._setup(players, rules, reward, render_mode, illegal)
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -141,8 +155,13 @@ class ForSaleAEC(_Common, AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._push(self._seat[agent], action)
+        seat = self._seat[agent]
+        move, was_illegal = self._legal_move(seat, action)
         assert self.game is not None
+        self.game.push(seat, move)
+        self.infos = {a: {} for a in self.agents}
+        if was_illegal:
+            self.infos[agent]["illegal_action"] = True
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.game.is_over:
             for a, r in zip(self.possible_agents, self._final_rewards()):
@@ -163,8 +182,9 @@ class ForSaleParallel(_Common, ParallelEnv):
         rules: str | dict | Ruleset | None = None,
         reward: str = "win",
         render_mode: str | None = None,
+        illegal: str = "raise",
     ) -> None:
-        self._setup(players, rules, reward, render_mode)
+        self._setup(players, rules, reward, render_mode, illegal)
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -182,18 +202,10 @@ class ForSaleParallel(_Common, ParallelEnv):
         missing = [self.possible_agents[s] for s in acting if self.possible_agents[s] not in actions]
         if missing:
             raise IllegalActionError(f"{', '.join(missing)} must act in this step")
-        if game.phase == "sale":
-            # Check every choice before applying any, so an illegal one leaves the round untouched.
-            moves = {s: self.encoding.action(actions[self.possible_agents[s]]) for s in acting}
-            for s, move in moves.items():
-                reason = game.why_illegal(s, move)
-                if reason is not None:
-                    raise IllegalActionError(f"{reason} (use the action mask)")
-            for s, move in moves.items():
-                game.push(s, move)
-        else:
-            for s in acting:
-                self._push(s, actions[self.possible_agents[s]])
+        # Check every choice before applying any, so an illegal one leaves the round untouched.
+        checked = {s: self._legal_move(s, actions[self.possible_agents[s]]) for s in acting}
+        for s, (move, _) in checked.items():
+            game.push(s, move)
         agents = self.agents
         rewards = dict.fromkeys(agents, 0.0)
         over = game.is_over
@@ -203,6 +215,9 @@ class ForSaleParallel(_Common, ParallelEnv):
         terminations = dict.fromkeys(agents, over)
         truncations = dict.fromkeys(agents, False)
         infos: dict[str, dict] = {a: {} for a in agents}
+        for s, (_, was_illegal) in checked.items():
+            if was_illegal:
+                infos[self.possible_agents[s]]["illegal_action"] = True
         if over:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
