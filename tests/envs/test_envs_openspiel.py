@@ -18,10 +18,18 @@ def deal(state, rng):
         state.apply_action(int(rng.choice(outcomes, p=probs)))
 
 
-@pytest.mark.parametrize(("players", "rules"), [(3, "official"), (2, "default")])
-def test_random_sim_test(players, rules):
+@pytest.mark.parametrize(
+    ("players", "rules", "serialize"),
+    [(3, "official", True), (2, "default", False), (4, '{"starting_coins": 21, "removed": 2, "refund": "up"}', False)],
+)
+def test_random_sim_test(players, rules, serialize):
     game = pyspiel.load_game(openspiel_game.SHORT_NAME, {"players": players, "rules": rules})
-    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=serialize, verbose=False)
+
+
+def test_bad_parameters_are_refused_with_the_rules_message():
+    with pytest.raises(Exception, match="unknown ruleset 'nonsense'"):
+        pyspiel.load_game(openspiel_game.SHORT_NAME, {"players": 4, "rules": "nonsense"})
 
 
 def test_random_sim_test_turn_based():

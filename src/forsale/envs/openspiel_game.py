@@ -31,6 +31,7 @@ it for the simultaneous game itself. Both draw with
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -66,9 +67,14 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def _ruleset(params: dict[str, Any]) -> Ruleset:
+    """``rules`` is ``default``, a preset name, or the knobs as JSON (``{"starting_coins": 21, "removed": 2, "refund": "up"}``)."""
     players = int(params.get("players", 4))
-    rules = params.get("rules", "default")
-    return Ruleset.default(players) if rules in ("", "default") else Ruleset.preset(str(rules), players)
+    rules = str(params.get("rules", "default")).strip()
+    if rules in ("", "default"):
+        return Ruleset.default(players)
+    if rules.startswith("{"):
+        return Ruleset.parse(json.loads(rules), players)
+    return Ruleset.preset(rules, players)
 
 
 class ForSaleGame(pyspiel.Game):
@@ -250,14 +256,14 @@ def _replay(game: Any, chance: list[int], moves: Sequence[tuple[Any, Any]], pend
     return state
 
 
-_ENCODINGS: dict[tuple[int, str], Encoding] = {}
+_ENCODINGS: dict[tuple[int, str], Encoding] = {}  # one per ruleset: encodings are immutable once built
 
 
 def _encoding_of(game: Any) -> Encoding:
     params = game.get_parameters()
     inner = params.get("game", params)
     rules = _ruleset(inner)
-    key = (rules.players, rules.name or "")
+    key = (rules.players, rules.name or json.dumps(rules.to_json(), sort_keys=True))
     if key not in _ENCODINGS:
         _ENCODINGS[key] = Encoding(rules)
     return _ENCODINGS[key]

@@ -232,17 +232,39 @@ def _log_line(entry: LogEntry) -> Any:
 
 
 def show_record(state: State, names: Sequence[str], console: Console) -> None:
-    """Print a game round by round from its public record: log, tables after each round, scores."""
+    """Print a game round by round from its record, as a spectator sees it.
+
+    The auction rounds' log, then the table as the sale phase starts (who
+    holds which houses, coins left), then the sale rounds' log, then the final
+    table and scores, or where an unfinished record stops.
+    """
     final = spectator_view(state)
     console.print(Text.assemble(("For Sale", "bold"), f" — {state.rules.describe()}"))
     console.print(
         f"Players: {', '.join(f'{n} (seat {s})' for s, n in enumerate(names))}; {does(names[state.deal.first], 'opens')}."
     )
-    for entry in public_log(final, names):
+    log = public_log(final, names)
+    auctions = [e for e in log if e.phase == "auction"]
+    for entry in auctions:
         console.print(_log_line(entry))
-    console.print(table_panel(final, names))
+    if state.phase != "auction":
+        console.print(table_panel(spectator_view(_after_auctions(state)), names))
+    for entry in log[len(auctions) :]:
+        console.print(_log_line(entry))
     if state.is_over:
+        console.print(table_panel(final, names))
         console.print(scores_panel(final, names))
     else:
+        console.print(table_panel(final, names))
         to_act = ", ".join(names[s] for s in state.seats_to_act())
         console.print(f"The record stops here: {state.phase} round {state.round + 1}, {to_act} to move.")
+
+
+def _after_auctions(state: State) -> State:
+    """The game as the sale phase begins, replayed from ``state``'s deal and its auction moves."""
+    replay = State(state.rules, state.deal)
+    for seat, action in state.moves:
+        if seat is None:
+            break
+        replay.push(seat, action)
+    return replay
