@@ -88,19 +88,34 @@ def test_another_seats_sale_choice_is_not_observed_before_the_reveal():
     assert not np.array_equal(enc.observe(view(low, 0)), enc.observe(view(high, 0)))
 
 
-def test_information_state_tells_apart_histories_the_observation_forgets():
+def test_information_state_records_every_bid_and_pass_in_order():
+    """Perfect recall: who bid each amount, the order of passes, and every sale, relative to the observer."""
     enc = Encoding(Ruleset.default(3))
-    a, b = new_game(3, seed=5), new_game(3, seed=5)
-    first = a.current_seat
-    a.push(first, bid(1))
-    a.push(a.current_seat, bid(2))
-    b.push(first, bid(2))
-    b.push(b.current_seat, bid(3))
-    a.push(a.current_seat, PASS)
-    b.push(b.current_seat, PASS)
-    # Two passes each would end the round; compare mid-round with different bid sequences.
-    va, vb = view(a, first), view(b, first)
-    assert not np.array_equal(enc.infostate(va), enc.infostate(vb))
+    game = new_game(3, seed=5)
+    first = game.current_seat
+    second, third = (first + 1) % 3, (first + 2) % 3
+    game.push(first, bid(1))
+    game.push(second, bid(2))
+    game.push(third, PASS)  # leaves first, with 2 bids made
+    game.push(first, PASS)  # leaves second; `second` takes the last house
+    observer = third
+    rel = {seat: (seat - observer) % 3 for seat in range(3)}
+    info = enc.infostate(view(game, observer))
+    sl = {s.name: s for s in enc.history_slices}
+    bidders = info[sl["bidders"].start : sl["bidders"].stop].reshape(enc.rules.rounds, enc.max_bid, 3)
+    assert bidders[0, 0, rel[first]] == 1 and bidders[0, 1, rel[second]] == 1
+    assert bidders.sum() == 2
+    order = info[sl["pass_order"].start : sl["pass_order"].stop].reshape(enc.rules.rounds, 3, 3)
+    assert [int(np.argmax(order[0, rel[s]])) for s in (third, first, second)] == [0, 1, 2]
+    before = info[sl["bids_before_pass"].start : sl["bids_before_pass"].stop].reshape(enc.rules.rounds, 3)
+    assert before[0, rel[third]] == pytest.approx(2 / 18)
+    # The same bids in another order give another information state.
+    other = new_game(3, seed=5)
+    other.push(first, PASS)
+    other.push(second, bid(1))
+    other.push(third, bid(2))
+    other.push(second, PASS)
+    assert not np.array_equal(enc.infostate(view(other, observer)), info)
 
 
 def test_outcome_shares_a_win_and_reports_scores():
