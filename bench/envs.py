@@ -11,6 +11,11 @@
 - ``encoding``: ``view()`` + ``Encoding.observe()`` alone, the shared cost of all of them.
 
 Run: ``python bench/envs.py [--seconds S]``. Each line ends ``<adapter> steps_per_s N``.
+
+``--ismcts-games G`` also plays G 3-player games of OpenSpiel's Python
+ISMCTS (through ``convert_to_turn_based`` and our resampler, random-rollout
+evaluator, ``--ismcts-sims`` simulations a move) in seat 0 against two
+uniformly random players, and prints its win share (1/3 is chance level).
 """
 
 from __future__ import annotations
@@ -121,12 +126,52 @@ def encoding(seconds: float) -> float:
     return count / (time.perf_counter() - start)
 
 
+def ismcts_vs_random(games: int, sims: int) -> tuple[float, float]:
+    """ISMCTS's share of wins in seat 0 against two uniform random seats, and seconds per ISMCTS move."""
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from forsale.envs import openspiel_game
+
+    game = pyspiel.convert_to_turn_based(pyspiel.load_game(openspiel_game.SHORT_NAME, {"players": 3}))
+    rs = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, max_simulations=sims, random_state=rs)
+    bot.set_resampler(openspiel_game.turn_based_resampler(seed=0))
+    won, moves, thinking = 0.0, 0, 0.0
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rs.choice(outcomes, p=probs)))
+            elif state.current_player() == 0:
+                start = time.perf_counter()
+                state.apply_action(bot.step(state))
+                thinking += time.perf_counter() - start
+                moves += 1
+            else:
+                state.apply_action(int(rs.choice(state.legal_actions())))
+        won += state.returns()[0]
+    return won / games, thinking / max(1, moves)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--seconds", type=float, default=5.0, help="time per adapter (PettingZoo's AEC benchmark always takes 5)"
     )
+    parser.add_argument("--ismcts-games", type=int, default=0, help="also play this many ISMCTS-vs-random games")
+    parser.add_argument("--ismcts-sims", type=int, default=50, help="ISMCTS simulations per move")
+    parser.add_argument("--only-ismcts", action="store_true", help="skip the speed measurements")
     args = parser.parse_args()
+    if args.ismcts_games:
+        share, per_move = ismcts_vs_random(args.ismcts_games, args.ismcts_sims)
+        print(
+            f"envs ismcts sims={args.ismcts_sims} games={args.ismcts_games} "
+            f"win_share {share:.3f} s_per_move {per_move:.2f} (chance level 0.333)"
+        )
+    if args.only_ismcts:
+        return
     results = [
         ("encoding", encoding(args.seconds)),
         ("pettingzoo-aec", pettingzoo_aec()),
