@@ -113,4 +113,5 @@ def scores_panel(v: View, names: Sequence[str]) -> Panel:
             money(coins),
             money(score),
         )
-    return Panel(Group(board, Text(verdict(v, names), style="bold")), title="Final scores", expand=False)
+    rule = Text("Score: cheques plus coins left; equal scores go to the most coins left.", style="dim")
+    return Panel(Group(board, Text(verdict(v, names), style="bold"), rule), title="Final scores", expand=False)
