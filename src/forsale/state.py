@@ -117,7 +117,7 @@ class State:
     __slots__ = (
         "rules", "n", "deal", "phase", "round", "coins", "hands", "cheques_won",
         "table", "bids", "active", "n_active", "turn", "high", "commits",
-        "n_commits", "moves", "rounds", "refund_down",
+        "n_commits", "moves", "takes", "rounds", "refund_down",
     )  # fmt: skip
 
     def __init__(self, rules: Ruleset, deal: Deal) -> None:
@@ -139,6 +139,7 @@ class State:
         self.commits = [0] * n
         self.n_commits = 0
         self.moves: list[tuple[Any, Any]] = []
+        self.takes: list[tuple[int, int, int, int]] = []
         self.rounds = rules.rounds
         self.refund_down = rules.refund == "down"
 
@@ -163,6 +164,7 @@ class State:
         new.commits = self.commits[:]
         new.n_commits = self.n_commits
         new.moves = self.moves[:]
+        new.takes = self.takes[:]
         new.rounds = self.rounds
         new.refund_down = self.refund_down
         return new
@@ -238,16 +240,22 @@ class State:
             bids = self.bids
             paid = bids[seat]
             if paid:
-                self.coins[seat] -= (paid + 1) // 2 if self.refund_down else paid // 2
-            self.hands[seat].append(self.table.pop(0))
+                paid = (paid + 1) // 2 if self.refund_down else paid // 2
+                self.coins[seat] -= paid
+            house = self.table.pop(0)
+            self.hands[seat].append(house)
+            self.takes.append((self.round, seat, house, paid))
             active = self.active
             active[seat] = False
             self.n_active -= 1
             if self.n_active == 1:
                 self.moves.append((seat, action))
                 last = active.index(True)
-                self.coins[last] -= bids[last]
-                self.hands[last].append(self.table.pop())
+                paid = bids[last]
+                self.coins[last] -= paid
+                house = self.table.pop()
+                self.hands[last].append(house)
+                self.takes.append((self.round, last, house, paid))
                 self._next_auction(last)
                 return
         elif kind is Sell:
