@@ -111,7 +111,12 @@ class State:
     ``cheques_won``, ``table`` (houses or cheques still on the table,
     ascending), ``bids`` and ``active`` (this auction round), ``high``,
     ``moves`` (every move so far, shaped like a record's moves: ``(seat,
-    action)`` in the auction phase, ``(None, houses)`` for a sale round).
+    action)`` in the auction phase, ``(None, houses)`` for a sale round),
+    ``takes`` (``(round, seat, house, coins paid)`` for every house taken in
+    the auction phase, in order: recorded as it happens because every view
+    needs it and replaying the history for it costs more), ``commits`` (each
+    seat's chosen house in this sale round, 0 while it has not chosen; a
+    secret to players until the round resolves).
     """
 
     __slots__ = (
