@@ -25,35 +25,29 @@ _HOUSES = np.array(HOUSES, dtype=np.int8)
 _CHEQUES = np.array(CHEQUES, dtype=np.int8)
 
 
-def _uniform_below(rng: np.random.Generator, bounds: np.ndarray, size: int) -> np.ndarray:
-    """``(len(bounds), size)`` draws, row ``i`` uniform in ``[0, bounds[i])``.
-
-    Lemire's multiply-shift on 32-bit halves of raw 64-bit draws: two draws
-    per raw word and no division. Its bias (below 2**-27 for bounds up to 30)
-    is far beneath anything a game statistic can show.
-    """
-    rows = len(bounds)
-    raw = rng.bit_generator.random_raw((rows + 1) // 2 * size).view(np.uint32)[: rows * size]
-    draws = raw.reshape(rows, size).astype(np.uint64)
-    draws *= bounds.astype(np.uint64)[:, None]
-    draws >>= np.uint64(32)
-    return draws.astype(np.int64)
-
-
 def shuffled_decks(deck: np.ndarray, games: int, rng: np.random.Generator) -> np.ndarray:
     """``(len(deck), games)``: an independent uniform permutation of ``deck`` per column.
 
     A forward Fisher-Yates run on all columns at once: step ``i`` swaps row
     ``i`` with a uniformly chosen row in ``[i, cards)``, so every prefix is a
-    uniform ordered sample (which is what removing cards unseen needs).
+    uniform ordered sample (which is what removing cards unseen needs). The
+    choice is Lemire's multiply-shift on 32-bit halves of raw 64-bit draws
+    (two draws per word, no division); its bias, below 2**-27, is far beneath
+    anything a game statistic can show.
     """
     cards = len(deck)
     out = np.repeat(deck[:, None], games, axis=1)
     flat = out.reshape(-1)
     cols = np.arange(games, dtype=np.int64)
-    picks = _uniform_below(rng, np.arange(cards - 1, 0, -1) + 1, games)  # row i: below cards - i
+    words = (games + 1) // 2
     for i in range(cards - 1):
-        j = (picks[i] + i) * games + cols
+        pick = rng.bit_generator.random_raw(words).view(np.uint32)[:games].astype(np.uint64)
+        pick *= np.uint64(cards - i)
+        pick >>= np.uint64(32)
+        j = pick.view(np.int64)  # uniform in [0, cards - i)
+        j += i
+        j *= games
+        j += cols
         row = out[i].copy()
         out[i] = flat[j]
         flat[j] = row

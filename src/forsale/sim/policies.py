@@ -69,10 +69,12 @@ def random_bits(rng: np.random.Generator, size: int) -> np.ndarray:
 def uniform_below(rng: np.random.Generator, bound: int, shape: tuple[int, ...]) -> np.ndarray:
     """Integers uniform in ``[0, bound)`` by multiply-shift on 32-bit draws (bias below 2**-27)."""
     size = int(np.prod(shape))
+    if bound == 1:
+        return np.zeros(shape, dtype=np.int64)
     raw = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size].astype(np.uint64)
     raw *= np.uint64(bound)
     raw >>= np.uint64(32)
-    return raw.astype(np.int64).reshape(shape)
+    return raw.view(np.int64).reshape(shape)
 
 
 class BatchPolicy:
