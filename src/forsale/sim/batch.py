@@ -232,13 +232,12 @@ def play(
             lanes.passed[ended] = 0
             r = lanes.round[ended] + 1
             lanes.round[ended] = np.minimum(r, rounds)  # lanes already done stay done
-            lanes.tbase[ended] = tbase + n
+            # Lanes whose game just ended (or had ended) are parked on the dummy game until the next compaction.
+            lanes.tbase[ended] = np.where(r < rounds, tbase + n, games * stride)
             over = r == rounds
             if over.any():
-                # Park the finished lanes on the dummy game until the next compaction.
                 parked = ended[over]
                 lanes.cbase[parked] = games * n
-                lanes.tbase[parked] = games * stride
                 done += parked.size
                 if 3 * done > size:
                     keep = np.flatnonzero(lanes.round < rounds)

@@ -1,0 +1,157 @@
+"""Streaming statistics over batches of finished games.
+
+:class:`Summary` folds :class:`~forsale.sim.batch.BatchResult` chunks into
+fixed-size counters (histograms, sums), so a run of any length keeps bounded
+memory and its figures do not depend on how it was chunked. Seats are
+reported **relative to the first opener** (seat 0 = the player who opened the
+first auction), which is what "first-player advantage" means.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..rules import Ruleset
+from .batch import BatchResult
+
+Z95 = 1.959963984540054
+
+
+def _quantiles(hist: np.ndarray, qs: tuple[float, ...]) -> list[int]:
+    """Quantiles (lower, as ``numpy.quantile(method='inverted_cdf')``) of the data counted by ``hist``."""
+    cdf = np.cumsum(hist)
+    total = cdf[-1]
+    return [int(np.searchsorted(cdf, max(q * total, 1), side="left")) for q in qs]
+
+
+def _moments(total: float, squares: float, count: int) -> tuple[float, float]:
+    """Mean and (population) standard deviation from a sum and a sum of squares."""
+    if count == 0:
+        return math.nan, math.nan
+    mean = total / count
+    return mean, math.sqrt(max(squares / count - mean * mean, 0.0))
+
+
+@dataclass
+class Summary:
+    """Counters of a run under one ruleset; see :meth:`add` and :meth:`to_json`."""
+
+    rules: Ruleset
+    games: int = 0
+    seconds: float = 0.0
+    score_hist: np.ndarray = field(init=False)  # (n, max score + 1), by seat relative to the first opener
+    spent_hist: np.ndarray = field(init=False)  # coins spent in auctions by the whole table, per game
+    spread_hist: np.ndarray = field(init=False)  # best minus worst score, per game
+    margin_hist: np.ndarray = field(init=False)  # winner's score minus the runner-up's
+    win_share: np.ndarray = field(init=False)  # (n,) wins by relative seat, a shared win split evenly
+    win_share_sq: np.ndarray = field(init=False)
+    winner_score: int = 0
+    top_ties: int = 0  # games where several seats share the highest score
+    tie_breaks: int = 0  # ... and the coins tie-break decided (fewer winners than top scorers)
+    shared_wins: int = 0  # games with more than one winner after the tie-break
+
+    def __post_init__(self) -> None:
+        n, rules = self.rules.players, self.rules
+        top = rules.starting_coins + 15 * rules.rounds + 1
+        self.score_hist = np.zeros((n, top), dtype=np.int64)
+        self.spent_hist = np.zeros(n * rules.starting_coins + 1, dtype=np.int64)
+        self.spread_hist = np.zeros(top, dtype=np.int64)
+        self.margin_hist = np.zeros(top, dtype=np.int64)
+        self.win_share = np.zeros(n, dtype=np.float64)
+        self.win_share_sq = np.zeros(n, dtype=np.float64)
+
+    def add(self, result: BatchResult) -> None:
+        """Fold in a batch of finished games."""
+        n, games = self.rules.players, result.games
+        if result.rules != self.rules:
+            raise ValueError("a summary only folds in games played under its own ruleset")
+        scores = result.scores.astype(np.int64)
+        coins = result.coins.astype(np.int64)
+        # Row k: the seat k places after the first opener.
+        order = (result.first[None, :] + np.arange(n)[:, None]) % n
+        rel_scores = np.take_along_axis(scores, order, axis=0)
+        top = self.score_hist.shape[1]
+        self.score_hist += np.bincount((rel_scores + top * np.arange(n)[:, None]).ravel(), minlength=n * top).reshape(
+            n, top
+        )
+        winners = result.winners()
+        count = winners.sum(axis=0)
+        share = np.take_along_axis(winners, order, axis=0) / count
+        self.win_share += share.sum(axis=1)
+        self.win_share_sq += (share * share).sum(axis=1)
+        ordered = np.sort(scores, axis=0)
+        best, second, worst = ordered[-1], ordered[-2], ordered[0]
+        self.spread_hist += np.bincount(best - worst, minlength=top)
+        self.margin_hist += np.bincount(best - second, minlength=top)
+        spent = n * self.rules.starting_coins - coins.sum(axis=0)
+        self.spent_hist += np.bincount(spent, minlength=self.spent_hist.shape[0])
+        self.winner_score += int(best.sum())
+        tops = (scores == best).sum(axis=0)
+        self.top_ties += int((tops > 1).sum())
+        self.tie_breaks += int(((tops > 1) & (count < tops)).sum())
+        self.shared_wins += int((count > 1).sum())
+        self.games += games
+
+    # -- figures -------------------------------------------------------------
+    def win_rates(self) -> list[tuple[float, float, float]]:
+        """Per seat relative to the first opener: (win share, 95% CI low, high); normal approximation."""
+        out = []
+        g = max(self.games, 1)
+        for total, squares in zip(self.win_share, self.win_share_sq):
+            mean = total / g
+            var = max(squares / g - mean * mean, 0.0)
+            half = Z95 * math.sqrt(var / g) if self.games > 1 else math.nan
+            out.append((mean, max(mean - half, 0.0), min(mean + half, 1.0)))
+        return out
+
+    def _hist_figures(self, hist: np.ndarray) -> dict[str, float]:
+        values = np.arange(hist.shape[0])
+        count = int(hist.sum())
+        mean, sd = _moments(float((hist * values).sum()), float((hist * values * values).sum()), count)
+        p = _quantiles(hist, (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)) if count else [0] * 7
+        nz = np.flatnonzero(hist)
+        return {
+            "mean": mean,
+            "sd": sd,
+            "min": int(nz[0]) if nz.size else 0,
+            "p5": p[1],
+            "p25": p[2],
+            "median": p[3],
+            "p75": p[4],
+            "p95": p[5],
+            "max": int(nz[-1]) if nz.size else 0,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """Every figure, JSON-ready."""
+        g = self.games
+        rates = self.win_rates()
+        n = self.rules.players
+        return {
+            "games": g,
+            "seconds": self.seconds,
+            "games_per_s": g / self.seconds if self.seconds > 0 else None,
+            "players": n,
+            "rules": self.rules.to_json(),
+            "rules_description": self.rules.describe(),
+            "score": self._hist_figures(self.score_hist.sum(axis=0)),
+            "score_by_seat": [self._hist_figures(self.score_hist[k]) for k in range(n)],
+            "win_rate_by_seat": [
+                {"seat_after_first": k, "win_rate": r, "ci95": [lo, hi]} for k, (r, lo, hi) in enumerate(rates)
+            ],
+            "first_player_advantage": rates[0][0] - 1 / n,
+            "winner_score_mean": self.winner_score / g if g else math.nan,
+            "spent_in_auctions": self._hist_figures(self.spent_hist),
+            "spent_share_of_coins": (self._hist_figures(self.spent_hist)["mean"] / (n * self.rules.starting_coins))
+            if self.rules.starting_coins
+            else 0.0,
+            "spread": self._hist_figures(self.spread_hist),
+            "winner_margin": self._hist_figures(self.margin_hist),
+            "top_score_ties": self.top_ties / g if g else math.nan,
+            "tie_break_decides": self.tie_breaks / g if g else math.nan,
+            "shared_wins": self.shared_wins / g if g else math.nan,
+        }
