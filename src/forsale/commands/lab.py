@@ -123,7 +123,8 @@ def print_lab(rows: list[dict[str, Any]], games: int, seed: int | None) -> None:
         "shared",
     )
     for column in columns:
-        table.add_column(column, justify="right" if column not in ("rules", "policy") else "left", no_wrap=True)
+        justify = "left" if column in ("rules", "policy") else "right"
+        table.add_column(column, justify=justify, no_wrap=True, min_width=len(column))
     for r in rows:
         rates = [w["win_rate"] for w in r["win_rate_by_seat"]]
         first = r["win_rate_by_seat"][0]
@@ -143,7 +144,7 @@ def print_lab(rows: list[dict[str, Any]], games: int, seed: int | None) -> None:
             f"{100 * r['tie_break_decides']:.1f}%",
             f"{100 * r['shared_wins']:.2f}%",
         )
-    console = Console(file=sys.stdout, width=max(150, Console(file=sys.stdout).width))
+    console = Console(file=sys.stdout, width=max(200, Console(file=sys.stdout).width))
     console.print(table)
     console.print(
         "n: players. mean, sd: final scores (coins). best-worst: mean gap between a game's best and worst score; "
