@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ForSaleError
+from ..rules import MAX_PLAYERS, MIN_PLAYERS
 from ._simtools import (
     add_common_arguments,
     check_output_paths,
@@ -57,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..sim.run import parse_rules, rules_label, simulate
 
+    if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
+        return fail("simulate", f"For Sale is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {args.players}")
     try:
         rules = parse_rules(args.rules, args.players)
     except ForSaleError as error:

@@ -19,6 +19,7 @@ from ..rules import Ruleset
 from .batch import BatchResult
 
 Z95 = 1.959963984540054
+SHARE_UNIT = 60  # a win shared by k <= 6 seats is worth 60 // k units to each
 
 
 def _quantiles(hist: np.ndarray, qs: tuple[float, ...]) -> list[int]:
@@ -47,7 +48,7 @@ class Summary:
     spent_hist: np.ndarray = field(init=False)  # coins spent in auctions by the whole table, per game
     spread_hist: np.ndarray = field(init=False)  # best minus worst score, per game
     margin_hist: np.ndarray = field(init=False)  # winner's score minus the runner-up's
-    win_share: np.ndarray = field(init=False)  # (n,) wins by relative seat, a shared win split evenly
+    win_share: np.ndarray = field(init=False)  # (n,) wins by relative seat in 1/60ths, a shared win split evenly
     win_share_sq: np.ndarray = field(init=False)
     winner_score: int = 0
     top_ties: int = 0  # games where several seats share the highest score
@@ -61,8 +62,8 @@ class Summary:
         self.spent_hist = np.zeros(n * rules.starting_coins + 1, dtype=np.int64)
         self.spread_hist = np.zeros(top, dtype=np.int64)
         self.margin_hist = np.zeros(top, dtype=np.int64)
-        self.win_share = np.zeros(n, dtype=np.float64)
-        self.win_share_sq = np.zeros(n, dtype=np.float64)
+        self.win_share = np.zeros(n, dtype=np.int64)
+        self.win_share_sq = np.zeros(n, dtype=np.int64)
 
     def add(self, result: BatchResult) -> None:
         """Fold in a batch of finished games."""
@@ -80,7 +81,8 @@ class Summary:
         )
         winners = result.winners()
         count = winners.sum(axis=0)
-        share = np.take_along_axis(winners, order, axis=0) / count
+        # Shares in sixtieths (1/k for k <= 6 winners is a whole number of them): exact integer sums.
+        share = np.take_along_axis(winners, order, axis=0) * (SHARE_UNIT // count)
         self.win_share += share.sum(axis=1)
         self.win_share_sq += (share * share).sum(axis=1)
         ordered = np.sort(scores, axis=0)
@@ -101,9 +103,9 @@ class Summary:
         """Per seat relative to the first opener: (win share, 95% CI low, high); normal approximation."""
         out = []
         g = max(self.games, 1)
-        for total, squares in zip(self.win_share, self.win_share_sq):
-            mean = total / g
-            var = max(squares / g - mean * mean, 0.0)
+        for total, squares in zip(self.win_share.tolist(), self.win_share_sq.tolist()):
+            mean = total / SHARE_UNIT / g
+            var = max(squares / SHARE_UNIT**2 / g - mean * mean, 0.0)
             half = Z95 * math.sqrt(var / g) if self.games > 1 else math.nan
             out.append((mean, max(mean - half, 0.0), min(mean + half, 1.0)))
         return out
