@@ -44,7 +44,7 @@ def sort_rows(a: np.ndarray) -> None:
 @cache
 def _next_seat_table(n: int) -> np.ndarray:
     """``table[mask * 8 + seat]``: the next seat after ``seat`` (clockwise) whose bit is set in ``mask``."""
-    table = np.zeros(64 * 8, dtype=np.int64)
+    table = np.zeros(64 * 8, dtype=np.int16)
     for mask in range(1, 1 << n):
         for seat in range(n):
             nxt = seat
@@ -118,24 +118,28 @@ class BatchResult:
 class _Lanes:
     """Per-lane state of the auction phase: one entry per game still stepping.
 
-    Per-game arrays (coins, bids, houses taken) are chunk-wide; ``cbase`` and
-    ``tbase`` are the lane's offsets into them. A lane whose game is over
-    points them at a spare dummy game so that its harmless extra steps touch
-    nothing real, until the lanes are compacted.
+    Coins and bids are chunk-wide per-game arrays; ``cbase`` is the lane's
+    offset into them. Within a round, the order in which seats pass is kept
+    in a register (``order``: 4 bits per seat, the position of the house it
+    took) and written out once per round at ``words[wbase]``. A lane whose
+    game is over is parked: it points at a spare dummy game and can never
+    end a round again (``passed`` is hugely negative), so its harmless extra
+    steps touch nothing real until the lanes are compacted.
     """
 
-    __slots__ = ("turn", "high", "mask", "passed", "round", "cbase", "tbase", "game")
+    __slots__ = ("turn", "high", "mask", "passed", "order", "round", "wbase", "cbase", "game")
 
-    def __init__(self, rules: Ruleset, first: np.ndarray, stride: int) -> None:
+    def __init__(self, rules: Ruleset, first: np.ndarray) -> None:
         games = first.shape[0]
-        self.turn = first.astype(np.int64)
+        self.turn = first.astype(np.int16)
         self.high = np.zeros(games, dtype=np.int16)
-        self.mask = np.full(games, (1 << rules.players) - 1, dtype=np.int64)
-        self.passed = np.zeros(games, dtype=np.int8)
+        self.mask = np.full(games, (1 << rules.players) - 1, dtype=np.int16)
+        self.passed = np.zeros(games, dtype=np.int16)
+        self.order = np.zeros(games, dtype=np.int32)
         self.round = np.zeros(games, dtype=np.int64)
         self.game = np.arange(games, dtype=np.int64)
+        self.wbase = self.game * rules.rounds  # this game's word for the current round
         self.cbase = self.game * rules.players  # this game's row of coins and bids
-        self.tbase = self.game * stride  # this game's current round in ``took``
 
     def keep(self, index: np.ndarray) -> None:
         for name in self.__slots__:
@@ -175,30 +179,29 @@ def play(
     sort_rows(cheque_tables.transpose(1, 0, 2))
     policy.prepare(tables, cheque_tables, rules)
 
-    # Chunk-wide per-game arrays, game-major (a lane touches only its own few
-    # bytes, and lanes are in game order, so every step streams through memory),
-    # with one spare dummy game (index ``games``) for lanes whose game is over.
+    # Chunk-wide per-game arrays, game-major (lanes are in game order, so each
+    # step streams through memory), with a spare dummy game (index ``games``).
     width = games + 1
     coins2d = np.full((width, n), rules.starting_coins, dtype=np.int16)
     bids2d = np.zeros((width, n), dtype=np.int16)
-    took = np.zeros((width, rounds, n), dtype=np.int8)  # position (0 = lowest) of the house taken
-    coins_flat, bids_flat, took_flat = coins2d.reshape(-1), bids2d.reshape(-1), took.reshape(-1)
+    coins_flat, bids_flat = coins2d.reshape(-1), bids2d.reshape(-1)
+    # Per game and round: 4 bits per seat, the position (0 = lowest) of the house it took.
+    words = np.zeros(games * rounds, dtype=np.int32)
     logs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     # What a pass costs: the bid minus the refund (half, rounded down or up).
     pay_shift = 1 if rules.refund == "down" else 0
     next_seat = _next_seat_table(n)
     full = (1 << n) - 1
-    stride = rounds * n
-    lanes = _Lanes(rules, deals.first, stride)
+    lanes = _Lanes(rules, deals.first)
     size = games
     done = 0
     check = not policy.trusted
     while size:
         turn = lanes.turn
         at = lanes.cbase + turn
-        coins = coins_flat[at]
-        bid = bids_flat[at]
+        coins = np.take(coins_flat, at)  # np.take: faster than fancy indexing for plain gathers
+        bid = np.take(bids_flat, at)
         high = lanes.high
         view = AuctionTurn(rules, turn, coins, bid, high, lanes.round, lanes.game)
         amount = policy.auction(view, rng)
@@ -213,31 +216,29 @@ def play(
         lanes.high = np.maximum(high, amount)
         passes = amount == 0
         coins_flat[at] = coins - ((bid + pay_shift) >> 1) * passes
-        took_flat[lanes.tbase + turn] = lanes.passed
+        lanes.order |= (lanes.passed * passes).astype(np.int32) << (turn * 4)
         lanes.passed += passes
         lanes.mask ^= passes << turn
-        lanes.turn = turn = next_seat[lanes.mask * 8 + turn]
-        ended = np.flatnonzero(lanes.passed == n - 1)
+        lanes.turn = turn = np.take(next_seat, lanes.mask * 8 + turn)
+        ended_b = lanes.passed == n - 1
+        ended = np.flatnonzero(ended_b)
         if ended.size:
             # The last seat left pays its whole bid, takes the top house and opens the next round.
-            last = turn[ended]
-            cbase = lanes.cbase[ended]
-            at_last = cbase + last
+            last = np.take(turn, ended)
+            at_last = np.take(lanes.cbase, ended) + last
             coins_flat[at_last] -= bids_flat[at_last]
             bids_flat[at_last] = 0
-            tbase = lanes.tbase[ended]
-            took_flat[tbase + last] = n - 1
+            words[lanes.wbase[ended]] = lanes.order[ended] | ((n - 1) << (4 * last.astype(np.int32)))
+            lanes.order[ended] = 0
             lanes.high[ended] = 0
             lanes.mask[ended] = full
             lanes.passed[ended] = 0
-            r = lanes.round[ended] + 1
-            lanes.round[ended] = np.minimum(r, rounds)  # lanes already done stay done
-            # Lanes whose game just ended (or had ended) are parked on the dummy game until the next compaction.
-            lanes.tbase[ended] = np.where(r < rounds, tbase + n, games * stride)
-            over = r == rounds
-            if over.any():
-                parked = ended[over]
+            lanes.round += ended_b
+            lanes.wbase += ended_b
+            parked = ended[lanes.round[ended] == rounds]
+            if parked.size:
                 lanes.cbase[parked] = games * n
+                lanes.passed[parked] = -30000
                 done += parked.size
                 if 3 * done > size:
                     keep = np.flatnonzero(lanes.round < rounds)
@@ -247,11 +248,12 @@ def play(
     final_coins = np.ascontiguousarray(coins2d[:games].T)
 
     # Sale phase: hands[s, slot, g] are the houses seat s holds (slots 0..held-1).
-    position = np.ascontiguousarray(took[:games].transpose(1, 2, 0))  # (rounds, n, games)
+    order = words.reshape(games, rounds).T  # (rounds, games)
     hands = np.zeros((n, rounds, games), dtype=np.int8)
-    for r in range(rounds):
+    for seat in range(n):
+        position = (order >> (4 * seat)) & 15
         for k in range(n):
-            hands[:, r, :] += (position[r] == k) * tables[r, k]
+            hands[seat] += (position == k) * tables[:, k, :]
     hands_flat = hands.reshape(-1)
     won = np.empty((rounds, n, games), dtype=np.int8)
     sold = np.empty((rounds, n, games), dtype=np.int8)
