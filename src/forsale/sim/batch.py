@@ -138,7 +138,7 @@ class _Lanes:
         self.order = np.zeros(games, dtype=np.int32)
         self.round = np.zeros(games, dtype=np.int64)
         self.game = np.arange(games, dtype=np.int64)
-        self.wbase = self.game * rules.rounds  # this game's word for the current round
+        self.wbase = self.game.copy()  # this game's word for the current round: round * G + game
         self.cbase = self.game * rules.players  # this game's row of coins and bids
 
     def keep(self, index: np.ndarray) -> None:
@@ -185,8 +185,8 @@ def play(
     coins2d = np.full((width, n), rules.starting_coins, dtype=np.int16)
     bids2d = np.zeros((width, n), dtype=np.int16)
     coins_flat, bids_flat = coins2d.reshape(-1), bids2d.reshape(-1)
-    # Per game and round: 4 bits per seat, the position (0 = lowest) of the house it took.
-    words = np.zeros(games * rounds, dtype=np.int32)
+    # Per round and game: 4 bits per seat, the position (0 = lowest) of the house it took.
+    words = np.zeros(rounds * games, dtype=np.int32)
     logs: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     # What a pass costs: the bid minus the refund (half, rounded down or up).
@@ -234,7 +234,7 @@ def play(
             lanes.mask[ended] = full
             lanes.passed[ended] = 0
             lanes.round += ended_b
-            lanes.wbase += ended_b
+            lanes.wbase[ended] += games
             parked = ended[lanes.round[ended] == rounds]
             if parked.size:
                 lanes.cbase[parked] = games * n
@@ -247,18 +247,18 @@ def play(
                     done = 0
     final_coins = np.ascontiguousarray(coins2d[:games].T)
 
-    # Sale phase: hands[s, slot, g] are the houses seat s holds (slots 0..held-1).
-    order = words.reshape(games, rounds).T  # (rounds, games)
-    hands = np.zeros((n, rounds, games), dtype=np.int8)
+    # Sale phase: hands[s, g, slot] are the houses seat s holds (slots 0..held-1).
+    order = words.reshape(rounds, games)
+    held_houses = np.zeros((n, rounds, games), dtype=np.int8)
     for seat in range(n):
-        position = (order >> (4 * seat)) & 15
+        position = ((order >> (4 * seat)) & 15).astype(np.int8)
         for k in range(n):
-            hands[seat] += (position == k) * tables[:, k, :]
+            held_houses[seat] += (position == k) * tables[:, k, :]
+    hands = np.ascontiguousarray(held_houses.transpose(0, 2, 1))  # (n, games, rounds)
     hands_flat = hands.reshape(-1)
     won = np.empty((rounds, n, games), dtype=np.int8)
     sold = np.empty((rounds, n, games), dtype=np.int8)
-    game_cols = np.arange(games, dtype=np.int64)
-    seat_base = (np.arange(n, dtype=np.int64) * rounds)[:, None] * games + game_cols
+    hand_base = np.arange(n * games, dtype=np.int64).reshape(n, games) * rounds
     seat_ids = np.arange(n, dtype=np.int16)[:, None]
     for r in range(rounds):
         held = rounds - r
@@ -269,9 +269,9 @@ def play(
             if bad.any():
                 s, g = (int(x[0]) for x in np.nonzero(bad))
                 raise ValueError(f"the policy chose slot {int(slot[s, g])} for seat {s} in game {g}, holding {held}")
-        at = seat_base + slot * games
-        sale = hands_flat[at]
-        hands_flat[at] = hands[:, held - 1, :]
+        at = hand_base + slot
+        sale = np.take(hands_flat, at)
+        hands_flat[at] = hands[:, :, held - 1]
         sold[r] = sale
         # The k-th lowest house takes the k-th lowest cheque: sort (house, seat) keys.
         keys = sale.astype(np.int16) * 8 + seat_ids

@@ -48,7 +48,7 @@ class AuctionTurn:
 class SaleTurn:
     """One sale round for every game of the chunk.
 
-    ``hands`` is ``(n, rounds, G)``; slots ``0..held-1`` hold each seat's
+    ``hands`` is ``(n, G, rounds)``; slots ``0..held-1`` hold each seat's
     houses (in no particular order). ``table`` is ``(n, G)``: the cheques on
     the table, ascending.
     """
@@ -67,14 +67,22 @@ def random_bits(rng: np.random.Generator, size: int) -> np.ndarray:
 
 
 def uniform_below(rng: np.random.Generator, bound: int, shape: tuple[int, ...]) -> np.ndarray:
-    """Integers uniform in ``[0, bound)`` by multiply-shift on 32-bit draws (bias below 2**-27)."""
+    """Integers (uint32) uniform in ``[0, bound)`` for ``bound <= 16`` (a hand never holds more than 15 houses).
+
+    Multiply-shift on 28-bit draws, all in 32-bit arithmetic; the bias, at
+    most ``bound / 2**28`` (below 6e-8), is far beneath anything a game
+    statistic can show.
+    """
     size = int(np.prod(shape))
     if bound == 1:
-        return np.zeros(shape, dtype=np.int64)
-    raw = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size].astype(np.uint64)
-    raw *= np.uint64(bound)
-    raw >>= np.uint64(32)
-    return raw.view(np.int64).reshape(shape)
+        return np.zeros(shape, dtype=np.uint32)
+    if not 1 <= bound <= 16:
+        raise ValueError(f"uniform_below draws below 1 to 16, not {bound}")
+    raw = rng.bit_generator.random_raw((size + 1) // 2).view(np.uint32)[:size]
+    raw >>= np.uint32(4)  # 28 random bits times a bound below 2**4 fits in 32 bits
+    raw *= np.uint32(bound)
+    raw >>= np.uint32(28)
+    return raw.reshape(shape)
 
 
 class BatchPolicy:
@@ -157,10 +165,10 @@ class ValuePolicy(BatchPolicy):
 
     def sale(self, turn: SaleTurn, rng: np.random.Generator) -> np.ndarray:
         n = turn.rules.players
-        hands = turn.hands[:, : turn.held, :].astype(np.int32)
+        hands = turn.hands[:, :, : turn.held].astype(np.int32)
         twice_sum = 2 * turn.table.sum(axis=0, dtype=np.int32)
-        cost = np.abs(n * hands - twice_sum) * 32 + hands  # ties: the lower house
-        return cost.argmin(axis=1)
+        cost = np.abs(n * hands - twice_sum[None, :, None]) * 32 + hands  # ties: the lower house
+        return cost.argmin(axis=2)
 
 
 POLICIES: dict[str, type[BatchPolicy]] = {p.name: p for p in (RandomPolicy, ValuePolicy)}
