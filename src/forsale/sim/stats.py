@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..rules import Ruleset
-from .batch import BatchResult
+from .batch import BatchResult, sort_rows
 
 Z95 = 1.959963984540054
 SHARE_UNIT = 60  # a win shared by k <= 6 seats is worth 60 // k units to each
@@ -70,32 +70,35 @@ class Summary:
         n, games = self.rules.players, result.games
         if result.rules != self.rules:
             raise ValueError("a summary only folds in games played under its own ruleset")
-        scores = result.scores.astype(np.int64)
-        coins = result.coins.astype(np.int64)
+        coins = result.coins.astype(np.int32)
+        scores = result.won.sum(axis=0, dtype=np.int32) + coins
         # Row k: the seat k places after the first opener.
-        order = (result.first[None, :] + np.arange(n)[:, None]) % n
-        rel_scores = np.take_along_axis(scores, order, axis=0)
+        cols = np.arange(games, dtype=np.int64)
+        order = ((result.first[None, :] + np.arange(n)[:, None]) % n) * games + cols
         top = self.score_hist.shape[1]
-        self.score_hist += np.bincount((rel_scores + top * np.arange(n)[:, None]).ravel(), minlength=n * top).reshape(
-            n, top
-        )
-        winners = result.winners()
-        count = winners.sum(axis=0)
-        # Shares in sixtieths (1/k for k <= 6 winners is a whole number of them): exact integer sums.
-        share = np.take_along_axis(winners, order, axis=0) * (SHARE_UNIT // count)
+        rel_scores = np.take(scores, order)
+        rel_scores += (top * np.arange(n, dtype=np.int32))[:, None]
+        self.score_hist += np.bincount(rel_scores.reshape(-1), minlength=n * top).reshape(n, top)
+        # Winners: highest score, then most coins (coins never exceed the starting coins).
+        key = scores * (self.rules.starting_coins + 1) + coins
+        winners = key == key.max(axis=0)
+        count = winners.sum(axis=0, dtype=np.int32)
+        share = np.take(winners, order) * (SHARE_UNIT // count)
         self.win_share += share.sum(axis=1)
         self.win_share_sq += (share * share).sum(axis=1)
-        ordered = np.sort(scores, axis=0)
+        ordered = scores.copy()
+        sort_rows(ordered)
         best, second, worst = ordered[-1], ordered[-2], ordered[0]
         self.spread_hist += np.bincount(best - worst, minlength=top)
         self.margin_hist += np.bincount(best - second, minlength=top)
         spent = n * self.rules.starting_coins - coins.sum(axis=0)
         self.spent_hist += np.bincount(spent, minlength=self.spent_hist.shape[0])
-        self.winner_score += int(best.sum())
-        tops = (scores == best).sum(axis=0)
-        self.top_ties += int((tops > 1).sum())
-        self.tie_breaks += int(((tops > 1) & (count < tops)).sum())
-        self.shared_wins += int((count > 1).sum())
+        self.winner_score += int(best.sum(dtype=np.int64))
+        tops = (scores == best).sum(axis=0, dtype=np.int32)
+        tied = tops > 1
+        self.top_ties += int(np.count_nonzero(tied))
+        self.tie_breaks += int(np.count_nonzero(tied & (count < tops)))
+        self.shared_wins += int(np.count_nonzero(count > 1))
         self.games += games
 
     # -- figures -------------------------------------------------------------
