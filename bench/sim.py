@@ -38,6 +38,7 @@ SRC = HERE.parent / "src"
 sys.path.insert(0, str(SRC))
 
 from forsale import Ruleset  # noqa: E402
+from forsale.sim.memory import retain_freed_memory  # noqa: E402
 from forsale.sim.run import simulate  # noqa: E402
 
 
@@ -92,6 +93,8 @@ def main() -> None:
     parser.add_argument("--million-games", type=int, default=1_000_000, help="games of the forsale simulate run")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    retained = retain_freed_memory()  # as forsale simulate does (see forsale/sim/memory.py)
+    print(f"glibc keeps freed memory between chunks: {retained}")
 
     with tempfile.TemporaryDirectory() as tmp:
         binary = compile_reference(Path(tmp))

@@ -164,3 +164,17 @@ def test_chunking_changes_nothing_but_memory() -> None:
     assert parts.to_json() == whole.to_json()
     with pytest.raises(ValueError, match="at least 1"):
         simulate(rules, "random", 0)
+
+
+def test_retaining_freed_memory_is_available_on_glibc_linux() -> None:
+    import sys
+
+    from forsale.sim.memory import retain_freed_memory
+
+    result = retain_freed_memory()
+    assert isinstance(result, bool)
+    if sys.platform.startswith("linux"):
+        import platform
+
+        if platform.libc_ver()[0] == "glibc":
+            assert result is True

@@ -69,6 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..sim.memory import retain_freed_memory
     from ..sim.run import default_lab_rulesets, lab, parse_rules, rules_label
 
     policies = args.policy or ["value"]
@@ -85,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     problem = check_output_paths(args.json, args.plot)
     if problem:
         return fail("lab", problem)
+    retain_freed_memory()
     total = sum(len(r) for _, r in plan) * len(policies) * args.games
     rows: list[dict[str, Any]] = []
     with progress_bar(total, "rules lab", args.quiet) as bar:

@@ -56,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..sim.memory import retain_freed_memory
     from ..sim.run import parse_rules, rules_label, simulate
 
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     problem = check_output_paths(args.json, args.plot)
     if problem:
         return fail("simulate", problem)
+    retain_freed_memory()
     with progress_bar(args.games, f"{rules_label(rules)}, {args.players} players, {args.policy}", args.quiet) as bar:
         summary = simulate(rules, args.policy, args.games, seed=args.seed, chunk=args.chunk, progress=bar)
     figures = summary.to_json()
