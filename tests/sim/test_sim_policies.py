@@ -157,3 +157,9 @@ def test_sort_rows_sorts_small_columns(n: int) -> None:
     expected = np.sort(a, axis=0)
     sort_rows(a)
     assert (a == expected).all()
+
+
+def test_starting_coins_beyond_the_packed_range_are_refused() -> None:
+    rules = Ruleset.custom(4, starting_coins=40_000, removed=2)
+    with pytest.raises(ValueError, match="up to 32767 starting coins, not 40000"):
+        play(rules, DealBatch.random(4, 2, np.random.default_rng(1)), RandomPolicy(), np.random.default_rng(1))
