@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_json(args.json, figures)
     if args.plot:
-        plot_summary(figures, summary.score_hist, args.plot)
+        plot_summary(figures, summary.score_hist, summary.spent_hist, args.plot)
     return 0
 
 
@@ -126,7 +126,7 @@ def print_summary(figures: dict[str, Any]) -> None:
     )
 
 
-def plot_summary(figures: dict[str, Any], score_hist: Any, path: Path) -> None:
+def plot_summary(figures: dict[str, Any], score_hist: Any, spent_hist: Any, path: Path) -> None:
     """Score histograms by seat, win rates with CIs and auction spending, in one image."""
     import matplotlib
 
@@ -134,7 +134,7 @@ def plot_summary(figures: dict[str, Any], score_hist: Any, path: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(17, 4.5))
     values = np.arange(score_hist.shape[1])
     for k, hist in enumerate(score_hist):
         total = hist.sum()
@@ -154,6 +154,11 @@ def plot_summary(figures: dict[str, Any], score_hist: Any, path: Path) -> None:
     ax2.set_ylabel("win rate (95% CI)")
     ax2.set_title("Seat advantage")
     ax2.legend()
+    total = spent_hist.sum()
+    ax3.bar(np.arange(spent_hist.shape[0]), spent_hist / total if total else spent_hist, width=1.0, color="tab:green")
+    ax3.set_xlabel("coins spent in auctions by the whole table")
+    ax3.set_ylabel("share of games")
+    ax3.set_title(f"Money spent (mean {figures['spent_in_auctions']['mean']:.1f})")
     fig.suptitle(f"{figures['games']:,} games: {figures['rules_description']}; policy {figures['policy']}")
     fig.tight_layout()
     fig.savefig(path)
