@@ -1,13 +1,20 @@
 """The lockstep batch simulator: many complete games at once, with numpy.
 
-Every game of a chunk advances one auction move per step (structure of
-arrays: one row per seat, one column per game), so a step costs a few dozen
-numpy operations whatever the number of games. Games do not wait for each
-other between rounds: a game whose auction round ends starts its next round
-at the next step. Games that finish the auction phase keep stepping on a
-harmless dummy round until more than half the chunk is done, then the chunk
-is compacted. The sale phase takes the same number of rounds in every game
-and is played round by round for the whole chunk.
+Every live game of a chunk advances one auction move per step (structure
+of arrays: one *lane* per game still bidding, each lane's state in a few
+small arrays), so a step costs a few dozen numpy operations whatever the
+number of games. Games do not wait for each other between rounds: a game
+whose auction round ends starts its next round at the next step. Lanes whose
+game has finished the auction phase are parked on a dummy game and dropped
+(the lanes compacted) once they are a third of the lanes. The sale phase
+takes the same number of rounds in every game and is played round by round
+for the whole chunk.
+
+Measured choices (``bench/sim.py``): per-game arrays are game-major so each
+step streams through memory; a seat's coins and bid share one 32-bit word;
+the order of passes stays in a per-lane register and is written out once per
+round; gathers use ``np.take``; small sorts are sorting networks of
+``minimum``/``maximum`` over rows.
 
 The rules are the engine's (``forsale.state``), restated on arrays: a pass
 takes the lowest house left and pays the bid minus the refund (half, rounded
@@ -121,8 +128,8 @@ class BatchResult:
 class _Lanes:
     """Per-lane state of the auction phase: one entry per game still stepping.
 
-    Coins and bids are chunk-wide per-game arrays; ``cbase`` is the lane's
-    offset into them. Within a round, the order in which seats pass is kept
+    Purses (coins and bid) are a chunk-wide per-game array; ``cbase`` is the
+    lane's offset into it. Within a round, the order in which seats pass is kept
     in a register (``order``: 4 bits per seat, the position of the house it
     took) and written out once per round at ``words[wbase]``. A lane whose
     game is over is parked: it points at a spare dummy game and can never

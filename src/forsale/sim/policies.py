@@ -8,7 +8,8 @@ undealt cards. Two calls:
 - ``auction(turn, rng)`` returns the new total bid of the seat to act in
   each game, or 0 to pass (int16, shape ``(L,)``).
 - ``sale(turn, rng)`` returns, per seat and game, the slot of the house to
-  sell in ``turn.hands[:, :turn.held]`` (int64, shape ``(n, G)``).
+  sell: an index into ``turn.hands[seat, game, :turn.held]`` (any integer
+  dtype, shape ``(n, G)``).
 
 ``prepare(tables, cheque_tables, rules)`` is called once per chunk with the
 sorted round tables, so a policy can precompute per-round quantities.
