@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import secrets
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +27,9 @@ def positive_int(text: str) -> int:
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
     from ..sim.run import DEFAULT_CHUNK
 
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals and the policies (default: fresh)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the deals and the policies (default: a fresh one, printed)"
+    )
     p.add_argument(
         "--chunk",
         type=positive_int,
@@ -38,6 +41,11 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
         "--plot", type=Path, default=None, metavar="FILE", help="draw the figures to FILE (.png, .svg, .pdf)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def fresh_seed() -> int:
+    """A random seed for a run started without ``--seed``."""
+    return secrets.randbits(63)
 
 
 def fail(command: str, message: str) -> int:

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ForSaleError
-from ._simtools import add_common_arguments, check_output_paths, fail, positive_int, progress_bar, write_json
+from ._simtools import (
+    add_common_arguments,
+    check_output_paths,
+    fail,
+    fresh_seed,
+    positive_int,
+    progress_bar,
+    write_json,
+)
 
 
 def _player_counts(text: str) -> list[int]:
@@ -87,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail("lab", problem)
     retain_freed_memory()
+    if args.seed is None:
+        args.seed = fresh_seed()  # printed and saved, so any run can be repeated
     total = sum(len(r) for _, r in plan) * len(policies) * args.games
     rows: list[dict[str, Any]] = []
     with progress_bar(total, "rules lab", args.quiet) as bar:

@@ -19,6 +19,7 @@ from ._simtools import (
     add_common_arguments,
     check_output_paths,
     fail,
+    fresh_seed,
     positive_int,
     progress_bar,
     write_json,
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Play many seeded games in lockstep with numpy (every seat follows the same policy) and print "
             "games per second, score distributions and the win rate by seat after the first opener with "
-            "95%% confidence intervals."
+            "95% confidence intervals."
         ),
     )
     p.add_argument("--games", type=positive_int, default=100_000, help="games to play (default 100000)")
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail("simulate", problem)
     retain_freed_memory()
+    if args.seed is None:
+        args.seed = fresh_seed()  # printed and saved, so any run can be repeated
     with progress_bar(args.games, f"{rules_label(rules)}, {args.players} players, {args.policy}", args.quiet) as bar:
         summary = simulate(rules, args.policy, args.games, seed=args.seed, chunk=args.chunk, progress=bar)
     figures = summary.to_json()
