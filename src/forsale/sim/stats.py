@@ -49,7 +49,6 @@ class Summary:
     spread_hist: np.ndarray = field(init=False)  # best minus worst score, per game
     margin_hist: np.ndarray = field(init=False)  # winner's score minus the runner-up's
     win_share: np.ndarray = field(init=False)  # (n,) wins by relative seat in 1/60ths, a shared win split evenly
-    win_share_sq: np.ndarray = field(init=False)
     winner_score: int = 0
     top_ties: int = 0  # games where several seats share the highest score
     tie_breaks: int = 0  # ... and the coins tie-break decided (fewer winners than top scorers)
@@ -63,7 +62,6 @@ class Summary:
         self.spread_hist = np.zeros(top, dtype=np.int64)
         self.margin_hist = np.zeros(top, dtype=np.int64)
         self.win_share = np.zeros(n, dtype=np.int64)
-        self.win_share_sq = np.zeros(n, dtype=np.int64)
 
     def add(self, result: BatchResult) -> None:
         """Fold in a batch of finished games."""
@@ -85,7 +83,6 @@ class Summary:
         count = winners.sum(axis=0, dtype=np.int32)
         share = np.take(winners, order) * (SHARE_UNIT // count)
         self.win_share += share.sum(axis=1)
-        self.win_share_sq += (share * share).sum(axis=1)
         ordered = scores.copy()
         sort_rows(ordered)
         best, second, worst = ordered[-1], ordered[-2], ordered[0]
@@ -103,14 +100,24 @@ class Summary:
 
     # -- figures -------------------------------------------------------------
     def win_rates(self) -> list[tuple[float, float, float]]:
-        """Per seat relative to the first opener: (win share, 95% CI low, high); normal approximation."""
+        """Per seat relative to the first opener: (win share, 95% CI low, high).
+
+        The interval is Wilson's score interval on the share of games won (a
+        shared win counts as its share; shared wins are rare, so the share
+        is all but a proportion). Unlike the normal approximation it stays
+        inside [0, 1] and is meaningful for a handful of games.
+        """
         out = []
-        g = max(self.games, 1)
-        for total, squares in zip(self.win_share.tolist(), self.win_share_sq.tolist()):
-            mean = total / SHARE_UNIT / g
-            var = max(squares / SHARE_UNIT**2 / g - mean * mean, 0.0)
-            half = Z95 * math.sqrt(var / g) if self.games > 1 else math.nan
-            out.append((mean, max(mean - half, 0.0), min(mean + half, 1.0)))
+        g = self.games
+        z2 = Z95 * Z95
+        for total in self.win_share.tolist():
+            p = total / SHARE_UNIT / g if g else math.nan
+            if not g:
+                out.append((p, math.nan, math.nan))
+                continue
+            centre = (p + z2 / (2 * g)) / (1 + z2 / g)
+            half = Z95 * math.sqrt(max(p * (1 - p), 0.0) / g + z2 / (4 * g * g)) / (1 + z2 / g)
+            out.append((p, max(centre - half, 0.0), min(centre + half, 1.0)))
         return out
 
     def _hist_figures(self, hist: np.ndarray) -> dict[str, float]:
