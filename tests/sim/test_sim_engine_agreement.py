@@ -125,3 +125,15 @@ def test_record_export_needs_recorded_moves() -> None:
     )
     with pytest.raises(ValueError, match="record=True"):
         result.record(0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_a_table_of_mixed_policies_replays_identically(players: int) -> None:
+    from forsale.sim.policies import RandomPolicy, SeatPolicies, ValuePolicy
+
+    value = ValuePolicy()
+    seats = SeatPolicies([value if s % 2 else RandomPolicy() for s in range(players)])
+    rules = Ruleset.default(players)
+    rng = np.random.default_rng(players + 100)
+    result = play(rules, DealBatch.random(players, 40, rng), seats, rng, record=True)
+    _assert_agrees(result, range(result.games))

@@ -163,3 +163,30 @@ def test_starting_coins_beyond_the_packed_range_are_refused() -> None:
     rules = Ruleset.custom(4, starting_coins=40_000, removed=2)
     with pytest.raises(ValueError, match="up to 32767 starting coins, not 40000"):
         play(rules, DealBatch.random(4, 2, np.random.default_rng(1)), RandomPolicy(), np.random.default_rng(1))
+
+
+def test_seat_policies_give_each_seat_its_own_rule() -> None:
+    from forsale.sim.policies import SeatPolicies
+
+    rules = Ruleset.default(4)
+    rng = np.random.default_rng(8)
+    table = SeatPolicies([ValuePolicy(), RandomPolicy(), ValuePolicy(), RandomPolicy()])
+    result = play(rules, DealBatch.random(4, 60, rng), table, rng, record=True)
+    for g in range(result.games):
+        record = result.record(g)
+        state = new_game(rules, deal=_deal_of(record))
+        for move in record["moves"]:
+            if "sell" in move:
+                for seat in (0, 2):
+                    assert value_sale(state, seat) == move["sell"][seat]
+                state.push_sale(move["sell"])
+                continue
+            seat = move["seat"]
+            action = bid(move["bid"]) if "bid" in move else PASS
+            if seat in (0, 2):
+                assert value_auction(state, seat) == action
+            else:
+                assert action == PASS or move["bid"] == state.high + 1
+            state.push(seat, action)
+    with pytest.raises(ValueError, match="3 seat policies for a table of 4"):
+        play(rules, DealBatch.random(4, 2, rng), SeatPolicies([RandomPolicy()] * 3), rng)

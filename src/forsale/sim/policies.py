@@ -19,6 +19,7 @@ simulator; the built-in ones are legal by construction (and tested so).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -91,7 +92,7 @@ class BatchPolicy:
 
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
-    trusted: ClassVar[bool] = False
+    trusted: bool = False
 
     def prepare(self, tables: np.ndarray, cheque_tables: np.ndarray, rules: Ruleset) -> None:
         """Called once per chunk with ``(rounds, n, G)`` sorted house and cheque tables."""
@@ -170,6 +171,47 @@ class ValuePolicy(BatchPolicy):
         twice_sum = 2 * turn.table.sum(axis=0, dtype=np.int32)
         cost = np.abs(n * hands - twice_sum[None, :, None]) * 32 + hands  # ties: the lower house
         return cost.argmin(axis=2)
+
+
+class SeatPolicies(BatchPolicy):
+    """A table where seat ``s`` follows ``policies[s]`` (seat numbers, not counted from the opener).
+
+    Each distinct policy decides for every game and only its own seats'
+    decisions are kept: a policy's cost is paid once however many seats it
+    plays. Trusted only if every policy is.
+    """
+
+    name = "seats"
+    description = "a different policy per seat"
+
+    def __init__(self, policies: Sequence[BatchPolicy]) -> None:
+        if not policies:
+            raise ValueError("SeatPolicies needs one policy per seat")
+        self.policies = list(policies)
+        groups: dict[int, tuple[BatchPolicy, list[int]]] = {}
+        for seat, policy in enumerate(self.policies):
+            groups.setdefault(id(policy), (policy, []))[1].append(seat)
+        self._groups = [(policy, np.array(seats)) for policy, seats in groups.values()]
+        self.trusted = all(p.trusted for p in self.policies)
+
+    def prepare(self, tables: np.ndarray, cheque_tables: np.ndarray, rules: Ruleset) -> None:
+        if len(self.policies) != rules.players:
+            raise ValueError(f"{len(self.policies)} seat policies for a table of {rules.players}")
+        for policy, _ in self._groups:
+            policy.prepare(tables, cheque_tables, rules)
+
+    def auction(self, turn: AuctionTurn, rng: np.random.Generator) -> np.ndarray:
+        amount = np.zeros(turn.high.shape, dtype=np.int32)
+        for policy, seats in self._groups:
+            mine = np.isin(turn.seat, seats)
+            amount = np.where(mine, policy.auction(turn, rng), amount)
+        return amount
+
+    def sale(self, turn: SaleTurn, rng: np.random.Generator) -> np.ndarray:
+        slot = np.zeros(turn.table.shape, dtype=np.int64)
+        for policy, seats in self._groups:
+            slot[seats] = policy.sale(turn, rng)[seats]
+        return slot
 
 
 POLICIES: dict[str, type[BatchPolicy]] = {p.name: p for p in (RandomPolicy, ValuePolicy)}
