@@ -52,12 +52,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=sorted(POLICIES),
         help="what every seat plays (default random: the policy of bench/limit.c)",
     )
+    p.add_argument(
+        "--seat-policy",
+        action="append",
+        default=[],
+        metavar="SEAT=POLICY",
+        help="seat SEAT (0-based, as at the table) plays POLICY instead; repeatable, e.g. --seat-policy 0=value",
+    )
     add_common_arguments(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..sim.memory import retain_freed_memory
+    from ..sim.policies import POLICIES, SeatPolicies, make_policy
     from ..sim.run import parse_rules, rules_label, simulate
 
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
@@ -66,16 +74,31 @@ def run(args: argparse.Namespace) -> int:
         rules = parse_rules(args.rules, args.players)
     except ForSaleError as error:
         return fail("simulate", str(error))
+    overrides: dict[int, str] = {}
+    for spec in args.seat_policy:
+        seat_text, _, name = spec.partition("=")
+        if not seat_text.strip().isdigit() or int(seat_text) >= args.players:
+            return fail("simulate", f"--seat-policy {spec!r}: the seat must be a number from 0 to {args.players - 1}")
+        if name not in POLICIES:
+            known = ", ".join(sorted(POLICIES))
+            return fail("simulate", f"--seat-policy {spec!r}: unknown policy {name!r}; known policies: {known}")
+        overrides[int(seat_text)] = name
+    policy: Any = args.policy
+    label = args.policy
+    if overrides:
+        shared = make_policy(args.policy)
+        policy = SeatPolicies([make_policy(overrides[s]) if s in overrides else shared for s in range(args.players)])
+        label = f"{args.policy}; " + ", ".join(f"seat {s} plays {name}" for s, name in sorted(overrides.items()))
     problem = check_output_paths(args.json, args.plot)
     if problem:
         return fail("simulate", problem)
     retain_freed_memory()
     if args.seed is None:
         args.seed = fresh_seed()  # printed and saved, so any run can be repeated
-    with progress_bar(args.games, f"{rules_label(rules)}, {args.players} players, {args.policy}", args.quiet) as bar:
-        summary = simulate(rules, args.policy, args.games, seed=args.seed, chunk=args.chunk, progress=bar)
+    with progress_bar(args.games, f"{rules_label(rules)}, {args.players} players, {label}", args.quiet) as bar:
+        summary = simulate(rules, policy, args.games, seed=args.seed, chunk=args.chunk, progress=bar)
     figures = summary.to_json()
-    figures.update({"policy": args.policy, "seed": args.seed, "chunk": args.chunk})
+    figures.update({"policy": label, "seat_policies": overrides or None, "seed": args.seed, "chunk": args.chunk})
     print_summary(figures)
     if args.json:
         write_json(args.json, figures)
@@ -120,6 +143,21 @@ def print_summary(figures: dict[str, Any]) -> None:
             str(row["seat_after_first"]), f"{100 * row['win_rate']:.2f}%", f"{100 * lo:.2f}% - {100 * hi:.2f}%"
         )
     console.print(wins)
+    if figures.get("seat_policies"):
+        by_number = Table(title="By seat number (the seats' policies differ)")
+        for column in ("seat", "policy", "win rate", "95% CI", "mean score"):
+            by_number.add_column(column, justify="right")
+        for row in figures["win_rate_by_seat_number"]:
+            lo, hi = row["ci95"]
+            name = figures["seat_policies"].get(row["seat"], figures["policy"].split(";")[0])
+            by_number.add_row(
+                str(row["seat"]),
+                name,
+                f"{100 * row['win_rate']:.2f}%",
+                f"{100 * lo:.2f}% - {100 * hi:.2f}%",
+                f"{row['score_mean']:.2f}",
+            )
+        console.print(by_number)
     spent = figures["spent_in_auctions"]
     console.print(
         f"spent in auctions per game: {spent['mean']:.1f} coins ({100 * figures['spent_share_of_coins']:.1f}% of the "

@@ -49,6 +49,8 @@ class Summary:
     spread_hist: np.ndarray = field(init=False)  # best minus worst score, per game
     margin_hist: np.ndarray = field(init=False)  # winner's score minus the runner-up's
     win_share: np.ndarray = field(init=False)  # (n,) wins by relative seat in 1/60ths, a shared win split evenly
+    seat_win_share: np.ndarray = field(init=False)  # (n,) the same, by seat number (for tables of mixed policies)
+    seat_score_total: np.ndarray = field(init=False)  # (n,) sum of final scores by seat number
     winner_score: int = 0
     top_ties: int = 0  # games where several seats share the highest score
     tie_breaks: int = 0  # ... and the coins tie-break decided (fewer winners than top scorers)
@@ -62,6 +64,8 @@ class Summary:
         self.spread_hist = np.zeros(top, dtype=np.int64)
         self.margin_hist = np.zeros(top, dtype=np.int64)
         self.win_share = np.zeros(n, dtype=np.int64)
+        self.seat_win_share = np.zeros(n, dtype=np.int64)
+        self.seat_score_total = np.zeros(n, dtype=np.int64)
 
     def add(self, result: BatchResult) -> None:
         """Fold in a batch of finished games."""
@@ -81,8 +85,10 @@ class Summary:
         key = scores * (self.rules.starting_coins + 1) + coins
         winners = key == key.max(axis=0)
         count = winners.sum(axis=0, dtype=np.int32)
-        share = np.take(winners, order) * (SHARE_UNIT // count)
-        self.win_share += share.sum(axis=1)
+        seat_share = winners * (SHARE_UNIT // count)
+        self.seat_win_share += seat_share.sum(axis=1)
+        self.seat_score_total += scores.sum(axis=1, dtype=np.int64)
+        self.win_share += np.take(seat_share, order).sum(axis=1)
         ordered = scores.copy()
         sort_rows(ordered)
         best, second, worst = ordered[-1], ordered[-2], ordered[0]
@@ -99,18 +105,19 @@ class Summary:
         self.games += games
 
     # -- figures -------------------------------------------------------------
-    def win_rates(self) -> list[tuple[float, float, float]]:
+    def win_rates(self, by_seat_number: bool = False) -> list[tuple[float, float, float]]:
         """Per seat relative to the first opener: (win share, 95% CI low, high).
 
         The interval is Wilson's score interval on the share of games won (a
         shared win counts as its share; shared wins are rare, so the share
         is all but a proportion). Unlike the normal approximation it stays
-        inside [0, 1] and is meaningful for a handful of games.
+        inside [0, 1] and is meaningful for a handful of games. With
+        ``by_seat_number`` the seats are numbered as at the table instead.
         """
         out = []
         g = self.games
         z2 = Z95 * Z95
-        for total in self.win_share.tolist():
+        for total in (self.seat_win_share if by_seat_number else self.win_share).tolist():
             p = total / SHARE_UNIT / g if g else math.nan
             if not g:
                 out.append((p, math.nan, math.nan))
@@ -156,6 +163,12 @@ class Summary:
                 {"seat_after_first": k, "win_rate": r, "ci95": [lo, hi]} for k, (r, lo, hi) in enumerate(rates)
             ],
             "first_player_advantage": rates[0][0] - 1 / n,
+            "win_rate_by_seat_number": [
+                {"seat": k, "win_rate": r, "ci95": [lo, hi], "score_mean": total / g if g else math.nan}
+                for k, ((r, lo, hi), total) in enumerate(
+                    zip(self.win_rates(by_seat_number=True), self.seat_score_total.tolist())
+                )
+            ],
             "winner_score_mean": self.winner_score / g if g else math.nan,
             "spent_in_auctions": self._hist_figures(self.spent_hist),
             "spent_share_of_coins": (self._hist_figures(self.spent_hist)["mean"] / (n * self.rules.starting_coins))
