@@ -15,6 +15,8 @@ from collections.abc import Sequence
 # Modules that each add one or more subcommands (see ``register``).
 COMMANDS = [
     "forsale.commands.replay",
+    "forsale.commands.play",
+    "forsale.commands.show",
     "forsale.commands.simulate",
     "forsale.commands.lab",
 ]

@@ -84,8 +84,8 @@ class Deal:
         self.houses = tuple(houses)
         self.cheques = tuple(cheques)
         self.first = first
-        self.removed_houses = tuple(sorted(removed_houses))
-        self.removed_cheques = tuple(sorted(removed_cheques))
+        self.removed_houses = tuple(removed_houses)
+        self.removed_cheques = tuple(removed_cheques)
 
     @classmethod
     def random(cls, rules: Ruleset, rng: random.Random) -> Deal:
@@ -93,7 +93,7 @@ class Deal:
         houses = _shuffled(HOUSES, rng)
         cheques = _shuffled(CHEQUES, rng)
         k = rules.cards
-        return cls(houses[:k], cheques[:k], rng.randrange(rules.players), houses[k:], cheques[k:])
+        return cls(houses[:k], cheques[:k], rng.randrange(rules.players), sorted(houses[k:]), sorted(cheques[k:]))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Deal) and all(getattr(self, s) == getattr(other, s) for s in self.__slots__)
@@ -117,7 +117,7 @@ class State:
     __slots__ = (
         "rules", "n", "deal", "phase", "round", "coins", "hands", "cheques_won",
         "table", "bids", "active", "n_active", "turn", "high", "commits",
-        "n_commits", "moves", "rounds", "refund_down",
+        "n_commits", "moves", "takes", "rounds", "refund_down",
     )  # fmt: skip
 
     def __init__(self, rules: Ruleset, deal: Deal) -> None:
@@ -139,6 +139,7 @@ class State:
         self.commits = [0] * n
         self.n_commits = 0
         self.moves: list[tuple[Any, Any]] = []
+        self.takes: list[tuple[int, int, int, int]] = []
         self.rounds = rules.rounds
         self.refund_down = rules.refund == "down"
 
@@ -163,6 +164,7 @@ class State:
         new.commits = self.commits[:]
         new.n_commits = self.n_commits
         new.moves = self.moves[:]
+        new.takes = self.takes[:]
         new.rounds = self.rounds
         new.refund_down = self.refund_down
         return new
@@ -223,29 +225,37 @@ class State:
     def push(self, seat: int, action: Action) -> None:
         """Take ``action`` for ``seat`` in place; raise :class:`IllegalActionError` if the rules forbid it."""
         # The hot path of every search: kept flat, with locals, on purpose.
+        # ``turn`` is -1 outside the auction phase, so ``seat != self.turn``
+        # also refuses bids and passes during the sale phase and at the end.
         kind = action.__class__
         if kind is Bid:
             amount = action.amount
-            if self.phase is not AUCTION or seat != self.turn or amount <= self.high or amount > self.coins[seat]:
+            if seat != self.turn or amount <= self.high or amount > self.coins[seat]:
                 self._reject(seat, action)
             self.bids[seat] = amount
             self.high = amount
         elif kind is Pass:
-            if self.phase is not AUCTION or seat != self.turn:
+            if seat != self.turn:
                 self._reject(seat, action)
             bids = self.bids
             paid = bids[seat]
             if paid:
-                self.coins[seat] -= (paid + 1) // 2 if self.refund_down else paid // 2
-            self.hands[seat].append(self.table.pop(0))
+                paid = (paid + 1) // 2 if self.refund_down else paid // 2
+                self.coins[seat] -= paid
+            house = self.table.pop(0)
+            self.hands[seat].append(house)
+            self.takes.append((self.round, seat, house, paid))
             active = self.active
             active[seat] = False
             self.n_active -= 1
             if self.n_active == 1:
                 self.moves.append((seat, action))
                 last = active.index(True)
-                self.coins[last] -= bids[last]
-                self.hands[last].append(self.table.pop())
+                paid = bids[last]
+                self.coins[last] -= paid
+                house = self.table.pop()
+                self.hands[last].append(house)
+                self.takes.append((self.round, last, house, paid))
                 self._next_auction(last)
                 return
         elif kind is Sell:

@@ -19,23 +19,28 @@ is consistent with a view, shuffling what the seat cannot know.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .actions import PASS, SELLS, Action, Bid
 from .rules import CHEQUES, HOUSES, Ruleset
 from .state import AUCTION, OVER, SALE, Deal, State, _auction_actions
 
 
-@dataclass(frozen=True, slots=True)
-class Take:
-    """One house taken in the auction phase: who took it, in which round, for how much."""
+class Take(NamedTuple):
+    """One house taken in the auction phase: who took it, in which round, for how much.
+
+    A named tuple rather than a dataclass: views list up to 30 of them and
+    are rebuilt for every decision, so construction cost matters.
+    """
 
     round: int
     seat: int
     house: int
     paid: int
+
+
+_CHEQUE_COUNTS = [CHEQUES.count(v) for v in range(16)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,35 +173,6 @@ def move_to_json(seat: int | None, action: Any) -> dict[str, Any]:
     return {"seat": seat, **action_to_json(action)}
 
 
-def _takes(state: State) -> tuple[Take, ...]:
-    """Who took which house for how much, replayed from the public history."""
-    n = state.n
-    houses = state.deal.houses
-    refund = state.rules.refund_of
-    takes: list[Take] = []
-    r = 0
-    table = sorted(houses[:n])
-    bids = [0] * n
-    left = n
-    for seat, action in state.moves:
-        if seat is None:
-            break
-        if action.__class__ is Bid:
-            bids[seat] = action.amount
-            continue
-        takes.append(Take(r, seat, table.pop(0), bids[seat] - refund(bids[seat])))
-        bids[seat] = -1
-        left -= 1
-        if left == 1:
-            last = next(s for s in range(n) if bids[s] >= 0)
-            takes.append(Take(r, last, table.pop(), bids[last]))
-            r += 1
-            table = sorted(houses[r * n : r * n + n])
-            bids = [0] * n
-            left = n
-    return tuple(takes)
-
-
 def view(state: State, seat: int | None) -> View:
     """What ``seat`` may know of ``state``; ``seat=None`` for a spectator."""
     n = state.n
@@ -210,8 +186,10 @@ def view(state: State, seat: int | None) -> View:
     auction_tables = tuple(tuple(sorted(deal.houses[r * n : r * n + n])) for r in range(auction_rounds))
     sale_tables = tuple(tuple(sorted(deal.cheques[r * n : r * n + n])) for r in range(sale_rounds))
     seen_houses = {h for t in auction_tables for h in t}
-    unseen_cheques = Counter(CHEQUES)
-    unseen_cheques.subtract(c for t in sale_tables for c in t)
+    unseen_cheques = _CHEQUE_COUNTS[:]
+    for t in sale_tables:
+        for c in t:
+            unseen_cheques[c] -= 1
     in_auction = phase == AUCTION
     in_sale = phase == SALE
     return View(
@@ -233,9 +211,9 @@ def view(state: State, seat: int | None) -> View:
         auction_tables=auction_tables,
         sale_tables=sale_tables,
         unseen_houses=tuple(h for h in HOUSES if h not in seen_houses),
-        unseen_cheques=tuple(sorted(unseen_cheques.elements())),
+        unseen_cheques=tuple(c for c in range(16) for _ in range(unseen_cheques[c])),
         history=tuple(state.moves),
-        takes=_takes(state),
+        takes=tuple(map(Take._make, state.takes)),
     )
 
 
@@ -264,10 +242,7 @@ def sample_state(v: View, rng: random.Random) -> State:
     houses = [h for t in v.auction_tables for h in t] + future_houses[:n_future_houses]
     cheques = [c for t in v.sale_tables for c in t] + future_cheques[:n_future_cheques]
     deal = Deal(houses, cheques, v.first, future_houses[n_future_houses:], future_cheques[n_future_cheques:])
-    state = State.__new__(State)
-    state.rules = rules
-    state.n = n
-    state.deal = deal
+    state = State(rules, deal)
     state.phase = v.phase
     state.round = v.round
     state.coins = list(v.coins)
@@ -289,4 +264,5 @@ def sample_state(v: View, rng: random.Random) -> State:
     state.commits = commits
     state.n_commits = sum(1 for c in commits if c)
     state.moves = list(v.history)
+    state.takes = [tuple(t) for t in v.takes]
     return state

@@ -1,0 +1,52 @@
+"""``forsale show FILE``: render a ``forsale-record/1`` record round by round (needs the ``tui`` extra)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import RecordError
+from ..record import from_record
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "show",
+        help="render a game record round by round in the terminal",
+        description="Render a forsale-record/1 record round by round: bids, passes, sales, final scores.",
+    )
+    p.add_argument("file", help="the record file, or - for standard input")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from rich.console import Console
+
+        from ..tui import show_record
+    except ImportError as error:  # pragma: no cover - depends on the installed extras
+        print(f"forsale show needs the tui extra (pip install 'forsale[tui]'): {error}", file=sys.stderr)
+        return 2
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as error:
+        print(f"forsale show: cannot read {args.file}: {error.strerror}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError:
+        print(f"forsale show: {args.file} is not a text file", file=sys.stderr)
+        return 1
+    try:
+        record = json.loads(text)
+        state = from_record(record)
+    except (ValueError, RecursionError) as error:
+        where = f" (move {error.move})" if isinstance(error, RecordError) and error.move is not None else ""
+        kind = "an illegal record" if isinstance(error, RecordError) else "not valid JSON"
+        print(f"forsale show: {args.file} is {kind}{where}: {error}", file=sys.stderr)
+        return 1
+    show_record(state, record["players"], Console(highlight=False))
+    return 0
