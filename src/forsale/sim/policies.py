@@ -1,9 +1,14 @@
 """Vectorised policies: one decision for every live game of a batch per call.
 
-A policy sees, for each game, only what the seat to act may know (its own
-coins and bid, the high bid, the round's table, the cheques on the table,
-its own hand); the simulator never hands it another seat's hand or the
-undealt cards. Two calls:
+What a policy is given, and what it may use: in the auction the seat to
+act, its coins and bid, the high bid and the round; in a sale the cheques on
+the table and every seat's hand (public: the rules make every hand
+deducible from the auction history); never another seat's choice in the
+current sale round. ``prepare`` receives **every** round's sorted table so
+that per-round quantities can be computed once per chunk; a policy must read
+only the row of the current round (the built-in ones do, and
+``tests/sim/test_sim_policies.py`` checks ``value`` move by move against a
+rule that sees only the current round). Two calls:
 
 - ``auction(turn, rng)`` returns the new total bid of the seat to act in
   each game, or 0 to pass (int16, shape ``(L,)``).
