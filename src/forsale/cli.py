@@ -17,6 +17,8 @@ COMMANDS = [
     "forsale.commands.replay",
     "forsale.commands.play",
     "forsale.commands.show",
+    "forsale.commands.simulate",
+    "forsale.commands.lab",
 ]
 
 

@@ -1,0 +1,1 @@
+"""Batch simulation: many games in lockstep with numpy, statistics, and the rules lab."""
