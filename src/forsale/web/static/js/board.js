@@ -81,10 +81,10 @@ function seatPanel(scene, s) {
   const hand = scene.hands[s];
   if (scene.showAll || s === scene.me) {
     known.push(h("div.known", null, `coins ${money(scene.coins[s])}`));
-    if (hand.length) known.push(h("div.mini", { "aria-label": `houses of ${scene.names[s]}` }, hand.map((x) => houseCard(x, { small: true }))));
-  } else {
-    known.push(h("div.known", null, `${plural(hand.length, "house")} in hand`));
+    // Your own hand is drawn large in your corner; here it would only repeat it.
+    if (hand.length && s !== scene.me) known.push(h("div.mini", { "aria-label": `houses of ${scene.names[s]}` }, hand.map((x) => houseCard(x, { small: true }))));
   }
+  if (!(scene.showAll && s !== scene.me)) known.push(h("div.known", null, `${plural(hand.length, "house")} in hand`));
   if (scene.cheques[s].length) {
     known.push(
       scene.showAll || s === scene.me || scene.phase === "over"

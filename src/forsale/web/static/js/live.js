@@ -104,10 +104,11 @@ export function showTable(ctx, tableId, opts = {}) {
           m.view = msg.view;
           m.pending = false;
           if (msg.type === "welcome") m.seat = msg.seat;
-          if (m.view.phase !== "sale" || m.view.my_commit) m.selected = null;
+          const hand = m.seat !== null && m.seat !== undefined ? m.view.hands[m.seat] || [] : [];
+          if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
         }
         if (msg.result) m.result = msg.result;
-        draw();
+        drawSoon();
         break;
       }
       case "error":
@@ -428,6 +429,17 @@ export function showTable(ctx, tableId, opts = {}) {
       seats.drop(tableId);
       location.hash = "#/";
     }
+  }
+
+  // Bots can make many moves in a burst: draw once per frame, not once per message.
+  let drawQueued = false;
+  function drawSoon() {
+    if (drawQueued) return;
+    drawQueued = true;
+    requestAnimationFrame(() => {
+      drawQueued = false;
+      draw();
+    });
   }
 
   function draw() {

@@ -1,7 +1,8 @@
 // The lobby: a solo game in one click, a table for friends with a link per
 // seat, open tables to join or watch, finished games to replay.
 import { api, playerName, savePlayerName, seats } from "./api.js";
-import { h, k } from "./format.js";
+import { chequeCard, houseCard } from "./cards.js";
+import { distinctNames, h, k } from "./format.js";
 
 const PREFS = "forsale.prefs";
 
@@ -101,6 +102,15 @@ export function showLobby(ctx) {
       },
     },
     h("h2", null, "Play against bots"),
+    h("div.decor", { "aria-hidden": "true" }, [3, 17, 29].map((v, i) => {
+      const c = houseCard(v, { small: true });
+      c.style.setProperty("--r", `${(i - 1) * 4}deg`);
+      return c;
+    }), (() => {
+      const c = chequeCard(15, { small: true });
+      c.style.setProperty("--r", "5deg");
+      return c;
+    })()),
     h("p.hint", null, "One click and you are at the table; the bots play the other seats."),
     h("label", { for: "solo-name" }, "Your name", name),
     h("div.row", null, h("label", { for: "solo-players" }, "Players", players), h("label", { for: "solo-bot" }, "Bot strength", strength)),
@@ -238,7 +248,10 @@ export function showLobby(ctx) {
     openList,
     h("h2", { style: "margin-top:16px" }, "Finished games"),
     doneList,
-    h("label.toggle", { for: "record-file", style: "margin-top:10px" }, "Replay a record file: ", fileInput),
+    h("h2", { style: "margin-top:16px" }, "Replay a record file"),
+    h("p.hint", null, "A forsale-record/1 file, from this page's download or any other program."),
+    h("label.sr-only", { for: "record-file" }, "Record file"),
+    fileInput,
   );
 
   root.append(solo, friends, others);
@@ -268,12 +281,13 @@ export function showLobby(ctx) {
       const { tables } = await api.finished(15);
       if (!alive) return;
       const items = tables.map((t) => {
-        const names = t.names || [];
+        const names = distinctNames(t.names || []);
+        const when = t.finished_at ? new Date(t.finished_at * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" }) : "";
         const won = (t.winners || []).map((s) => names[s] || `Seat ${s + 1}`).join(" & ");
         return h(
           "li",
           { dataset: { table: t.id } },
-          h("span.what", null, `${t.name}`, h("small", null, `${names.join(", ")} · won by ${won}${t.scores ? ` (${Math.max(...t.scores)}k)` : ""}`)),
+          h("span.what", null, `${t.name}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · won by ${won}${t.scores ? ` (${Math.max(...t.scores)}k)` : ""}`)),
           h("a.btn", { href: `#/replay/${t.id}` }, "Replay"),
           h("a.btn.quiet", { href: api.recordUrl(t.id), download: `forsale-${t.id}.json` }, "Record"),
         );
