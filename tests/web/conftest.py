@@ -175,8 +175,19 @@ class Player:
 
     def play_turn(self) -> str:
         """Wait for this seat's turn and take it; returns the phase it acted in (or "over")."""
-        page = self.page
         phase = self.wait_turn()
+        self.act(phase)
+        return phase
+
+    def try_turn(self) -> str | bool:
+        """Take this seat's turn if it has one now; returns the phase, "over", or False."""
+        phase = self.page.evaluate(_MY_TURN)
+        if phase:
+            self.act(phase)
+        return phase
+
+    def act(self, phase: str) -> None:
+        page = self.page
         self.turns += 1
         if phase == "auction":
             plus1 = page.query_selector("button[data-focus=plus1]:not([disabled])")
@@ -197,7 +208,6 @@ class Player:
             card = cards[self.turns % len(cards)]
             card.click()  # choose ...
             page.click("button[data-focus=sell]")  # ... and confirm
-        return phase
 
     def play_to_end(self, limit: int = 400) -> None:
         for _ in range(limit):

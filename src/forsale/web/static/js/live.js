@@ -1,7 +1,7 @@
 // A live table: the seat's view from the server, drawn and acted upon.
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
-import { chequeCard, houseCard } from "./cards.js";
+import { houseCard } from "./cards.js";
 import { distinctNames, h, k, money, plural } from "./format.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { storyLines } from "./story.js";
@@ -342,10 +342,10 @@ export function showTable(ctx, tableId, opts = {}) {
       return panel;
     }
     panel.append(
-      h("h3", null, `Houses to come: ${v.houses_to_come}`, v.unseen_houses.length > v.houses_to_come ? ` of these ${v.unseen_houses.length}` : ""),
-      h("div.cards-line", { id: "memory-houses", dataset: { cards: v.unseen_houses.join(",") } }, v.houses_to_come ? v.unseen_houses.map((x) => houseCard(x, { small: true })) : h("span.empty", null, "none")),
-      h("h3", null, `Cheques to come: ${v.cheques_to_come}`, v.unseen_cheques.length > v.cheques_to_come ? ` of these ${v.unseen_cheques.length}` : ""),
-      h("div.cards-line", { id: "memory-cheques", dataset: { cards: v.unseen_cheques.join(",") } }, v.cheques_to_come ? v.unseen_cheques.map((x) => chequeCard(x, { small: true })) : h("span.empty", null, "none")),
+      h("h3", null, `Houses to come: ${v.houses_to_come}`, aside(v.houses_to_come, v.unseen_houses.length)),
+      h("div.cards-line", { id: "memory-houses", dataset: { cards: v.unseen_houses.join(",") } }, v.houses_to_come ? v.unseen_houses.map((x) => h("span.tiny.house", { title: `house ${x}` }, String(x))) : null),
+      h("h3", null, `Cheques to come: ${v.cheques_to_come}`, aside(v.cheques_to_come, v.unseen_cheques.length)),
+      h("div.cards-line", { id: "memory-cheques", dataset: { cards: v.unseen_cheques.join(",") } }, v.cheques_to_come ? v.unseen_cheques.map((x) => h("span.tiny.cheque", { title: `cheque ${money(x)}` }, `${x}k`)) : null),
       h("h3", null, "Every seat"),
       h(
         "table",
@@ -414,7 +414,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const left = Math.max(0, Math.ceil((when - Date.now()) / 1000));
     el.hidden = false;
     const who = Number(seat) === m.seat ? "you" : names()[Number(seat)];
-    el.textContent = `⏱ ${who} ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    el.textContent = `${who}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
     el.title = m.timeLimit ? `${m.timeLimit} s a move; then the safest move is played` : "then the safest move is played";
     el.classList.toggle("low", left <= 5);
   }
@@ -510,6 +510,12 @@ export function showTable(ctx, tableId, opts = {}) {
     clearInterval(ticker);
     if (conn) conn.close();
   };
+}
+
+/** " (8 of the 10 unseen; the others were set aside at the start)" when cards were removed unseen. */
+function aside(toCome, unseen) {
+  if (unseen <= toCome) return "";
+  return toCome ? ` of these ${unseen} (${unseen - toCome} were set aside unseen)` : ` (the ${unseen} unseen were set aside)`;
 }
 
 /** What passing costs now: the bid minus its refund (the rules' rounding). */

@@ -168,8 +168,9 @@ export function showLobby(ctx) {
             time_limit: fClock.value ? Number(fClock.value) : null,
             memory_aid: fMemory.checked,
             join,
-            player_name: playerName() || undefined,
+            player_name: name.value.trim() || playerName() || undefined,
           });
+          savePlayerName(name.value.trim());
           const id = res.table.id;
           if (res.token) seats.put(id, { token: res.token, seat: res.seat, creator: res.creator_token });
           else seats.put(id, { creator: res.creator_token });

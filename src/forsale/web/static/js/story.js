@@ -28,6 +28,9 @@ export function describe(ev, name, rounds) {
     }
     case "take": {
       const who = name(ev.seat);
+      if (!ev.paid) {
+        return { cls: "take", text: `${who} ${who === "You" ? "are" : "is"} the last one in: take${who === "You" ? "" : "s"} house ${ev.house} for nothing.` };
+      }
       return {
         cls: "take",
         text: `${who} ${who === "You" ? "are" : "is"} the last bidder: pay${who === "You" ? "" : "s"} ${ev.paid}k for house ${ev.house}.`,

@@ -1,0 +1,72 @@
+"""A table of two people and a bot, played from two browser contexts."""
+
+from __future__ import annotations
+
+import time
+
+
+def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
+    ann = new_page()
+    ann.goto("/")
+    ann.fill("#solo-name", "Ann")
+    ann.select_option("#friends-players", "3")
+    ann.select_option("#friends-seat-0", "me")
+    ann.select_option("#friends-seat-1", "human")
+    ann.select_option("#friends-seat-2", "random")
+    ann.uncheck("#friends-memory")
+    ann.click("#create-table")
+    link = ann.locator("#share-links input[data-seat='1']")
+    url = link.input_value()
+    assert "#/table/" in url and url.endswith("?seat=1")
+    assert ann.locator("#share-links input").count() == 1  # only seat 1 is open
+    shoot(ann, "friends-lobby-links")
+    ann.click("#go-to-table")
+    ann.wait_for_selector(".game")
+    assert ann.locator(".seat[data-seat='1'] .badge").inner_text() == "free seat"
+
+    bob = new_page(width=390, height=844)  # Bob plays on a phone
+    bob.goto(url)
+    bob.fill("#join-name", "Bob")
+    bob.click("text=Sit down")
+    bob.wait_for_selector(".game[data-phase=auction]")
+    assert bob.locator(".seat.me .name").inner_text().startswith("Bob")
+    # Ann's page learns Bob's name as soon as he sits down.
+    ann.wait_for_selector(".seat[data-seat='1'] .name:has-text('Bob')")
+    # The table's creator turned the memory aid off: nobody can switch it on.
+    assert bob.locator("#memory-toggle").count() == 0
+    assert "turned the memory aid off" in bob.locator(".memory").inner_text()
+
+    a, b = player(ann), player(bob)
+    saw_waiting = saw_reveal = False
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        phase_a = a.try_turn()
+        bob_choosing = "() => !!document.querySelector('button.card.house:not([disabled])')"
+        if phase_a == "sale" and not saw_waiting and bob.evaluate(bob_choosing):
+            # Ann has chosen and Bob has not: Ann sees that others are still choosing, and no house of Bob's.
+            ann.wait_for_selector("text=Others are still choosing: Bob")
+            assert ann.locator(".felt .card.placeholder").count() == 1  # Bob's place is still empty
+            saw_waiting = True
+            shoot(ann, "friends-waiting")
+        phase_b = b.try_turn()
+        if saw_waiting and not saw_reveal and ann.locator(".felt .reveal .pair").count() == 3:
+            saw_reveal = True
+            shoot(ann, "friends-reveal")
+            shoot(bob, "friends-phone")
+        if phase_a == "over" and phase_b == "over":
+            break
+        if not phase_a and not phase_b:
+            time.sleep(0.05)
+    else:
+        raise AssertionError("the game did not finish in time")
+    assert saw_waiting and saw_reveal
+    ann.wait_for_selector("#end")
+    bob.wait_for_selector("#end")
+
+    def totals(page):
+        rows = page.locator(".results tbody tr")
+        return {rows.nth(i).get_attribute("data-seat"): rows.nth(i).locator("td.score").inner_text() for i in range(3)}
+
+    assert totals(ann) == totals(bob)  # both people see the same result
+    assert ann.locator("#verdict").inner_text()
+    shoot(ann, "friends-end")
