@@ -189,11 +189,12 @@ class Player:
     def act(self, phase: str) -> None:
         page = self.page
         self.turns += 1
+        # Locators, not element handles: a message from the server may redraw the table at any time.
         if phase == "auction":
-            plus1 = page.query_selector("button[data-focus=plus1]:not([disabled])")
+            plus1 = page.locator("button[data-focus=plus1]:not([disabled])")
             coins = page.evaluate("() => Number(document.querySelector('#bid-amount')?.max || 0)")
             high = page.evaluate("() => Number(document.querySelector('#bid-amount')?.min || 1) - 1")
-            if plus1 is not None and self.turns % 4 == 1 and high < 4 and coins > 8:
+            if plus1.count() and self.turns % 4 == 1 and high < 4 and coins > 8:
                 plus1.click()  # a cheap raise with the +1 button
             elif self.turns % 4 == 3 and high < 3 and coins > 8:
                 field = page.locator("#bid-amount")  # type a bid and press Enter
@@ -204,9 +205,8 @@ class Player:
             else:
                 page.keyboard.press("p")  # the keyboard shortcut for pass
         elif phase == "sale":
-            cards = page.query_selector_all("button.card.house:not([disabled])")
-            card = cards[self.turns % len(cards)]
-            card.click()  # choose ...
+            cards = page.locator("button.card.house:not([disabled])")
+            cards.nth(self.turns % cards.count()).click()  # choose ...
             page.click("button[data-focus=sell]")  # ... and confirm
 
     def play_to_end(self, limit: int = 400) -> None:

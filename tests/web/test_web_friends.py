@@ -45,7 +45,8 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
         if phase_a == "sale" and not saw_waiting and bob.evaluate(bob_choosing):
             # Ann has chosen and Bob has not: Ann sees that others are still choosing, and no house of Bob's.
             ann.wait_for_selector("text=Others are still choosing: Bob")
-            assert ann.locator(".felt .card.placeholder").count() == 1  # Bob's place is still empty
+            # Bob's place is the one still empty (the bot chose at once).
+            ann.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 1")
             saw_waiting = True
             shoot(ann, "friends-waiting")
         phase_b = b.try_turn()

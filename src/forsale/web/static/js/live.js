@@ -230,11 +230,15 @@ export function showTable(ctx, tableId, opts = {}) {
       min,
       max: coins,
       step: 1,
-      value: canRaise ? min : "",
+      // What you were typing survives a redraw (a seat connecting, a clock message), not a new move.
+      value: canRaise ? (m.draft && m.draft.moves === v.history.length ? m.draft.value : min) : "",
       disabled: !canRaise || m.pending,
       "aria-label": "your bid in thousands",
       inputmode: "numeric",
       dataset: { focus: "bid" },
+      oninput: (event) => {
+        m.draft = { moves: v.history.length, value: event.target.value };
+      },
       onkeydown: (event) => {
         if (event.key === "Enter") {
           event.preventDefault();
@@ -370,6 +374,26 @@ export function showTable(ctx, tableId, opts = {}) {
     return panel;
   }
 
+  /** Before every seat is taken: who is missing, and the link to send each of them. */
+  function waitingPanel() {
+    if (!m.table || m.table.status !== "waiting") return null;
+    const open = m.table.seats.filter((s) => s.kind === "open");
+    return h(
+      "section.panel",
+      { id: "waiting", "aria-live": "polite" },
+      h("h2", null, "Waiting for players"),
+      h("p.hint", null, `The game starts when every seat is taken. Send each friend the link to a free seat:`),
+      h(
+        "div.links",
+        null,
+        open.map((s) => {
+          const url = `${location.origin}${location.pathname}#/table/${tableId}?seat=${s.seat}`;
+          return h("div.link-row", null, h("span", null, `Seat ${s.seat + 1}`), h("input", { type: "text", readonly: true, value: url, "aria-label": `link for seat ${s.seat + 1}`, onfocus: (e) => e.target.select() }));
+        }),
+      ),
+    );
+  }
+
   function endPanel(sc) {
     const win = winners(sc.scores, sc.coins);
     return h(
@@ -473,6 +497,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const board = h(
       "div.board",
       null,
+      waitingPanel(),
       seatsRow(sc),
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
       !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, "You are watching: only public information is shown."),
