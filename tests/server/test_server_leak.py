@@ -183,7 +183,9 @@ async def play_in_process(lobby: Lobby, rng: random.Random) -> None:
                 await table.act(other, action_from_json(wrong), "player", conns[other])
             except Refused as refused:
                 # the id carries the refused action: its own numbers may appear in the message
-                conns[other].send({"type": "error", "code": refused.code, "message": str(refused), "id": json.dumps(wrong)})
+                conns[other].send(
+                    {"type": "error", "code": refused.code, "message": str(refused), "id": json.dumps(wrong)}
+                )
             else:
                 actions.append((other, wrong))
                 continue
