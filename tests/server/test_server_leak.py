@@ -229,7 +229,9 @@ def test_no_message_leaks_over_real_websockets(tmp_path: Path) -> None:
                     ws.send_json({"type": "hello", "token": tokens[seat] if seat is not None else None})
                 latest: dict[int | None, dict[str, Any]] = {}
 
-                def take(seat: int | None, until: str) -> dict[str, Any]:
+                def take(
+                    seat: int | None, until: str, sockets: Any = sockets, received: Any = received, latest: Any = latest
+                ) -> dict[str, Any]:
                     while True:
                         message = sockets[seat].receive_json()
                         received[seat].append(message)
