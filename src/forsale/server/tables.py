@@ -46,8 +46,16 @@ TOKEN_BYTES = 24
 """Seat and creator tokens: 192 random bits from :mod:`secrets` (the issue asks for at least 128)."""
 
 
-def dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, separators=(",", ":"))
+try:  # orjson serialises snapshots several times faster; the standard library is the fallback
+    import orjson
+
+    def dumps(message: dict[str, Any]) -> str:
+        return orjson.dumps(message).decode()
+
+except ImportError:  # pragma: no cover - orjson is part of the server extra
+
+    def dumps(message: dict[str, Any]) -> str:
+        return json.dumps(message, separators=(",", ":"))
 
 
 class Refused(Exception):
@@ -211,6 +219,8 @@ class LiveTable:
         self._thinking: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.last_event: dict[str, Any] | None = None
+        self._views: dict[int | None, View] = {}
+        self._views_seq = -1
         self.closed = False
         now = time.monotonic()
         for seat in self.seats:
@@ -265,13 +275,23 @@ class LiveTable:
             "now": int(now_wall * 1000),
         }
 
+    def view_of(self, seat: int | None) -> View:
+        """``view(state, seat)``, computed once per seat and action (it is the costliest step)."""
+        if self._views_seq != self.seq:
+            self._views.clear()
+            self._views_seq = self.seq
+        v = self._views.get(seat)
+        if v is None:
+            v = self._views[seat] = view(self.state, seat)
+        return v
+
     def view_json(self, seat: int | None) -> dict[str, Any]:
-        return view(self.state, seat).to_json()
+        return self.view_of(seat).to_json()
 
     def result(self) -> dict[str, Any] | None:
         if not self.state.is_over:
             return None
-        return {**result_of(spectator_view(self.state)), "record": f"/api/tables/{self.id}/record"}
+        return {**result_of(self.view_of(None)), "record": f"/api/tables/{self.id}/record"}
 
     def snapshot(self, kind: str, seat: int | None, event: dict[str, Any] | None = None) -> dict[str, Any]:
         message: dict[str, Any] = {
@@ -411,7 +431,7 @@ class LiveTable:
         async with self.lock:
             if self.status == "waiting":
                 raise Refused("not_started", f"the game starts when every seat is taken (free: {self._free_text()})")
-            v = view(self.state, index)
+            v = self.view_of(index)
             if action not in v.legal_actions():
                 code, message = explain(v, action)
                 raise Refused(code, message)
@@ -515,7 +535,7 @@ class LiveTable:
                     "away" if seat.away_since is not None and seat.away_since + self.options.grace <= now else "clock"
                 )
                 with contextlib.suppress(Refused):
-                    await self.act(s, safe_action(view(self.state, s)), source)
+                    await self.act(s, safe_action(self.view_of(s)), source)
         self._schedule()
 
     async def _bot_move(self, s: int) -> None:
@@ -525,7 +545,7 @@ class LiveTable:
             seat = self.seats[s]
             if self.closed or s not in self._to_act() or seat.bot is None:
                 return
-            v = view(self.state, s)
+            v = self.view_of(s)
             try:
                 action = await self.lobby.runner.act(seat.bot, v, secrets.randbits(64), self.options.bot_budget)
             except Exception:
@@ -540,7 +560,7 @@ class LiveTable:
                     log.warning(
                         "bot %s at table %s seat %d: %s; playing the safe action", seat.bot, self.id, s, refused
                     )
-                    await self.act(s, safe_action(view(self.state, s)), "bot")
+                    await self.act(s, safe_action(self.view_of(s)), "bot")
         except Refused:
             pass
         except Exception:
