@@ -465,12 +465,16 @@ class LiveTable:
 
     def _changed(self, event: dict[str, Any]) -> None:
         self.last_event = event
-        self.broadcast_state(event)
         if self.status == "over":
+            self.broadcast_state(event)
             self._cancel_timer()
             self.lobby.finished(self)
             return
+        # Schedule first: the new turn's deadlines must be in the snapshots that announce the turn,
+        # or a page cannot show the countdown until some later message. (Bots only start thinking
+        # once this returns: _schedule spawns tasks, it does not run them.)
         self._schedule()
+        self.broadcast_state(event)
 
     # -- clocks and bots -------------------------------------------------------------
     def _to_act(self) -> tuple[int, ...]:
