@@ -305,6 +305,7 @@ export function showTable(ctx, tableId, opts = {}) {
       if (!choosing) return houseCard(house);
       const card = houseCard(house, { button: true, label: `Sell house ${house}` });
       card.dataset.focus = `house-${house}`;
+      card.disabled = m.pending; // sent: no second choice until the server answers
       if (m.selected === house) card.classList.add("chosen");
       card.setAttribute("aria-pressed", m.selected === house ? "true" : "false");
       card.addEventListener("click", () => {
