@@ -48,7 +48,13 @@ def test_replay_viewer_steps_through_a_finished_game(new_page, shoot, web_server
     final = from_record(record)
 
     page = new_page()
-    page.goto(f"/#/replay/{table_id}")
+    # Watching the table (public view): the end screen, nobody's corner, nothing to act on.
+    page.goto(f"/#/watch/{table_id}")
+    page.wait_for_selector("#end")
+    assert page.locator(".me-area").count() == 0
+    assert page.locator(".seat.me").count() == 0
+    assert page.locator(".results tbody tr").count() == 4
+    page.click("#replay-link")
     page.wait_for_selector("#replay-stage .seat")
     assert page.locator("#replay-step").inner_text() == f"move {total} of {total}"
     rows = page.locator(".results tbody tr")

@@ -95,7 +95,7 @@ function seatPanel(scene, s) {
   return h(
     `div.${classes.join(".")}`,
     { dataset: { seat: s }, "aria-label": `seat ${s + 1}: ${scene.names[s]}` },
-    h("div.name", null, myLabel(scene, s), scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null),
+    h("div.name", null, h("span.nm", { title: scene.names[s] }, myLabel(scene, s)), scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null),
     h("div.status", { "aria-live": "off" }, seatStatus(scene, s)),
     known,
   );

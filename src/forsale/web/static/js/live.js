@@ -326,10 +326,37 @@ export function showTable(ctx, tableId, opts = {}) {
     return h("section.panel", null, h("h2", null, "Log"), list);
   }
 
+  /** The table's creator may allow or forbid the memory aid at any time. */
+  function creatorSwitch() {
+    const saved = seats.get(tableId);
+    if (!saved || !saved.creator || !m.table) return null;
+    const box = h("input", {
+      type: "checkbox",
+      id: "memory-allowed",
+      checked: memoryAllowed(),
+      onchange: async (event) => {
+        try {
+          const res = await api.settings(tableId, { creator_token: saved.creator, memory_aid: event.target.checked });
+          m.table = res.table;
+          draw();
+        } catch (e) {
+          ctx.toast(e.message);
+        }
+      },
+    });
+    return h("label.toggle", { for: "memory-allowed", title: "You created this table" }, box, "Allow it at this table");
+  }
+
   function memoryPanel(sc) {
     const v = m.view;
     if (!memoryAllowed()) {
-      return h("section.panel.memory", null, h("h2", null, "Memory aid"), h("p.hint", null, "The table's creator turned the memory aid off: remembering is part of the game."));
+      return h(
+        "section.panel.memory",
+        null,
+        h("h2", null, "Memory aid"),
+        h("p.hint", null, "The table's creator turned the memory aid off: remembering is part of the game."),
+        creatorSwitch(),
+      );
     }
     const toggle = h("input", {
       type: "checkbox",
@@ -341,7 +368,7 @@ export function showTable(ctx, tableId, opts = {}) {
         draw();
       },
     });
-    const panel = h("section.panel.memory", { id: "memory" }, h("label.toggle", { for: "memory-toggle" }, toggle, "Memory aid"));
+    const panel = h("section.panel.memory", { id: "memory" }, h("label.toggle", { for: "memory-toggle" }, toggle, "Memory aid"), creatorSwitch());
     if (!m.memory) {
       panel.append(h("p.hint", null, "What a perfect memory would know: cards still to come, everyone's coins and houses."));
       return panel;
@@ -420,7 +447,7 @@ export function showTable(ctx, tableId, opts = {}) {
     ctx.setTools(
       clock,
       h("span.conn", { id: "conn", class: `conn ${m.status === "open" ? "" : "bad"}`, dataset: { status: m.status } }, status),
-      m.watch ? null : h("button.btn.quiet", { type: "button", onclick: leave, title: "Give up your seat" }, "Leave"),
+      m.watch || (m.view && m.view.phase === "over") ? null : h("button.btn.quiet", { type: "button", onclick: leave, title: "Give up your seat" }, "Leave"),
     );
     tick();
   }
