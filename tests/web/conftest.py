@@ -10,6 +10,7 @@ exceptions; a test fails if there were any. Screenshots go to
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -41,56 +42,91 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def web_server() -> Iterator[str]:
-    """The base URL of a real ``forsale serve`` with a fresh SQLite database."""
-    tmp = Path(tempfile.mkdtemp(prefix="forsale-web-"))
-    port = _free_port()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
-    log = open(tmp / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "forsale",
-            "serve",
-            "--port",
-            str(port),
-            "--db",
-            f"sqlite:///{tmp / 'web.sqlite3'}",
-            "--bot-delay",
-            "0",
-            "--log-level",
-            "warning",
-        ],
-        env=env,
-        cwd=tmp,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
+class Server:
+    """A ``forsale serve`` subprocess on ``port`` with the SQLite database ``db`` (bots act at once)."""
+
+    def __init__(self, db: Path, port: int | None = None) -> None:
+        self.db = db
+        self.port = port or _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Server:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+        log = self.db.parent / "server.log"
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "forsale",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--db",
+                    f"sqlite:///{self.db}",
+                    "--bot-delay",
+                    "0",
+                    "--log-level",
+                    "warning",
+                ],
+                env=env,
+                cwd=self.db.parent,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 30
         while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"forsale serve exited: {(tmp / 'server.log').read_text()}")
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"forsale serve exited: {log.read_text()}")
             try:
-                if httpx.get(f"{base}/api/health", timeout=1).status_code == 200:
-                    break
+                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
+                    return self
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
                 raise RuntimeError("forsale serve did not answer /api/health within 30 s")
             time.sleep(0.1)
-        yield base
+
+    def kill(self) -> None:
+        """``kill -9``: no chance to say goodbye to anyone."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def web_server() -> Iterator[str]:
+    """The base URL of a real ``forsale serve`` with a fresh SQLite database."""
+    server = Server(Path(tempfile.mkdtemp(prefix="forsale-web-")) / "web.sqlite3").start()
+    try:
+        yield server.base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        server.stop()
+
+
+@pytest.fixture
+def server_factory(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Servers a test starts, kills and restarts itself (stopped at the end)."""
+    made: list[Server] = []
+
+    def make(port: int | None = None) -> Server:
+        server = Server(tmp_path / "own.sqlite3", port)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -112,7 +148,8 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
     contexts = []
     problems: list[str] = []
 
-    def make(width: int = 1200, height: int = 900, theme: str | None = None) -> Page:
+    def make(width: int = 1200, height: int = 900, theme: str | None = None, expect: str | None = None) -> Page:
+        """A page; ``expect`` is a regex for console errors the test causes on purpose."""
         context = browser.new_context(viewport={"width": width, "height": height}, base_url=web_server)
         if theme:
             context.add_init_script(f"localStorage.setItem('forsale.theme', {theme!r})")
@@ -121,7 +158,7 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
         page.set_default_timeout(15000)
 
         def on_console(message: ConsoleMessage) -> None:
-            if message.type == "error":
+            if message.type == "error" and not (expect and re.search(expect, message.text)):
                 problems.append(f"console error: {message.text}")
 
         page.on("console", on_console)
