@@ -104,6 +104,7 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
+      if (this.ws !== ws) return; // closed by the page while connecting
       this.retry = 0;
       ws.send(JSON.stringify({ type: "hello", token: this.token || null }));
       this.onStatus("open");
@@ -147,6 +148,11 @@ export class Connection {
     this.closed = true;
     clearTimeout(this.timer);
     clearInterval(this.pinger);
-    if (this.ws) this.ws.close(1000);
+    const ws = this.ws;
+    this.ws = null;
+    if (!ws) return;
+    // Closing a socket that is still connecting makes the browser log an error: close it once open.
+    if (ws.readyState === WebSocket.CONNECTING) ws.addEventListener("open", () => ws.close(1000));
+    else ws.close(1000);
   }
 }

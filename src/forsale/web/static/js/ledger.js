@@ -233,7 +233,9 @@ export function explainResult(scores, coins, names) {
   const top = Math.max(...scores);
   const tiedOnScore = scores.map((_, s) => s).filter((s) => scores[s] === top);
   const who = (list) => joinNames(list.map((s) => names[s]));
-  if (tiedOnScore.length === 1) return `${who(win)} won with the highest total.`;
+  if (tiedOnScore.length === 1) {
+    return `${who(win)} won with the highest total. (On equal totals the player with more coins left wins; if still equal, they share the win.)`;
+  }
   if (win.length === 1) {
     return `${who(tiedOnScore)} tied on ${top}k; the tie goes to the player with more coins left, so ${who(win)} won.`;
   }
