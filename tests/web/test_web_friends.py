@@ -42,16 +42,18 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
     while time.monotonic() < deadline:
         phase_a = a.try_turn()
         bob_choosing = "() => !!document.querySelector('button.card.house:not([disabled])')"
-        if phase_a == "sale" and not saw_waiting and bob.evaluate(bob_choosing):
-            # Ann has chosen and Bob has not: Ann sees that others are still choosing, and no house of Bob's.
+        ann_chose = ann.locator("text=You are selling house").count() > 0
+        if ann_chose and not saw_waiting and bob.evaluate(bob_choosing):
+            # Ann has chosen and Bob has not (he only moves when this loop says so): Ann sees that
+            # others are still choosing, and Bob's place is the one still empty (the bot chose at once).
             ann.wait_for_selector("text=Others are still choosing: Bob")
-            # Bob's place is the one still empty (the bot chose at once).
             ann.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 1")
             saw_waiting = True
             shoot(ann, "friends-waiting")
         phase_b = b.try_turn()
-        if saw_waiting and not saw_reveal and ann.locator(".felt .reveal .pair").count() == 3:
+        if saw_waiting and not saw_reveal and ann.locator(".felt .reveal:not(.chosen) .pair").count() == 3:
             saw_reveal = True
+            ann.wait_for_timeout(1500)  # let the reveal's flips finish for the picture
             shoot(ann, "friends-reveal")
             shoot(bob, "friends-phone")
         if phase_a == "over" and phase_b == "over":

@@ -38,10 +38,6 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
-/** Escape text for the few places that build markup from strings. */
-export function esc(text) {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** Seat names made distinct ("random bot 2", "random bot 3") so a log can be followed. */
 export function distinctNames(list) {

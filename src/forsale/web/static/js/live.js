@@ -2,7 +2,7 @@
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
-import { distinctNames, h, k, money, plural } from "./format.js";
+import { distinctNames, h, k, money } from "./format.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { storyLines } from "./story.js";
 
@@ -507,6 +507,8 @@ export function showTable(ctx, tableId, opts = {}) {
     const sc = scene();
     const v = m.view;
     const title = m.table && m.table.name ? m.table.name : `Table ${tableId}`;
+    // A tab in the background says when it is your move.
+    document.title = legal().length ? "● Your move · For Sale" : v.phase === "over" ? "Game over · For Sale" : "For Sale";
     ctx.setInfo(
       `${title} · ${v.phase === "over" ? "finished" : v.phase === "auction" ? `auction ${v.round + 1}/${v.rounds}` : `sale ${v.round + 1}/${v.rounds}`}${m.watch ? " · watching" : ""}`,
     );
@@ -559,6 +561,7 @@ export function showTable(ctx, tableId, opts = {}) {
   start();
   return () => {
     gone = true;
+    document.title = "For Sale";
     document.removeEventListener("keydown", onKey);
     clearInterval(ticker);
     if (conn) conn.close();
@@ -579,4 +582,3 @@ function costOfPass(view, bid) {
   return bid - refund;
 }
 
-export { plural };

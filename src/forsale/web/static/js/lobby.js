@@ -2,7 +2,7 @@
 // seat, open tables to join or watch, finished games to replay.
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
-import { distinctNames, h, k } from "./format.js";
+import { distinctNames, h } from "./format.js";
 
 const PREFS = "forsale.prefs";
 
@@ -325,4 +325,3 @@ export function showLobby(ctx) {
   };
 }
 
-export { k };
