@@ -40,8 +40,16 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
     saw_waiting = saw_reveal = False
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
+        before = a.moves()
         phase_a = a.try_turn()
         bob_choosing = "() => !!document.querySelector('button.card.house:not([disabled])')"
+        if phase_a == "sale":
+            # Ann's choice is on its way: wait until the server has taken it (or it ended the round).
+            ann.wait_for_function(
+                "before => document.querySelector('.game').dataset.moves != before"
+                " || document.body.innerText.includes('You are selling house')",
+                arg=before,
+            )
         ann_chose = ann.locator("text=You are selling house").count() > 0
         if ann_chose and not saw_waiting and bob.evaluate(bob_choosing):
             # Ann has chosen and Bob has not (he only moves when this loop says so): Ann sees that

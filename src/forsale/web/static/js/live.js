@@ -124,6 +124,7 @@ export function showTable(ctx, tableId, opts = {}) {
           return;
         }
         m.pending = false;
+        console.warn(`forsale server: ${msg.code}: ${msg.message}`);
         ctx.toast(msg.message || "the server refused that");
         draw();
         break;
