@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import time
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 
 def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
     ann = new_page()
@@ -50,16 +52,22 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
                 " || document.body.innerText.includes('You are selling house')",
                 arg=before,
             )
-        ann_chose = ann.locator("text=You are selling house").count() > 0
-        if ann_chose and not saw_waiting and bob.evaluate(bob_choosing):
-            # Ann has chosen and Bob has not (he only moves when this loop says so): Ann sees that
-            # others are still choosing, and Bob's place is the one still empty (the bot chose at once).
-            ann.wait_for_selector("text=Others are still choosing: Bob")
-            ann.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 1")
-            saw_waiting = True
-            shoot(ann, "friends-waiting")
-        phase_b = b.try_turn()
-        if saw_waiting and not saw_reveal and ann.locator(".felt .reveal:not(.chosen) .pair").count() == 3:
+        if not saw_waiting and ann.locator("text=You are selling house").count():
+            # Ann has chosen; Bob lets her choose first (below). Ann's page says that others are
+            # still choosing - Bob alone once the bot has chosen - and Bob's place stays empty.
+            try:
+                ann.wait_for_function(
+                    "() => document.querySelector('.actions').innerText.endsWith('Others are still choosing: Bob')",
+                    timeout=5000,
+                )
+                ann.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 1")
+                saw_waiting = True
+                shoot(ann, "friends-waiting")
+            except PlaywrightTimeout:
+                pass  # Bob had chosen first this round (his page was quicker than Ann's)
+        # In a sale round Bob waits until Ann has chosen, so that Ann is the one who waits for him.
+        phase_b = False if ann.evaluate(bob_choosing) else b.try_turn()
+        if not saw_reveal and ann.locator(".felt .reveal:not(.chosen) .pair").count() == 3:
             saw_reveal = True
             ann.wait_for_timeout(1500)  # let the reveal's flips finish for the picture
             shoot(ann, "friends-reveal")
@@ -70,7 +78,8 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
             time.sleep(0.05)
     else:
         raise AssertionError("the game did not finish in time")
-    assert saw_waiting and saw_reveal
+    assert saw_waiting, "Ann never saw Bob still choosing"
+    assert saw_reveal, "Ann never saw a reveal"
     ann.wait_for_selector("#end")
     bob.wait_for_selector("#end")
 
