@@ -102,8 +102,10 @@ export function showTable(ctx, tableId, opts = {}) {
         if (msg.clock) setClock(msg.clock);
         if (msg.view) {
           m.view = msg.view;
-          m.pending = false;
-          if (msg.type === "welcome") m.seat = msg.seat;
+          if (msg.type === "welcome") {
+            m.seat = msg.seat;
+            m.pending = false; // a new connection: whatever was in flight was answered or lost
+          }
           const hand = m.seat !== null && m.seat !== undefined ? m.view.hands[m.seat] || [] : [];
           if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
         }
@@ -111,6 +113,11 @@ export function showTable(ctx, tableId, opts = {}) {
         drawSoon();
         break;
       }
+      case "ack":
+        // Accepted. The state that shows it follows at once; until then the buttons stay disabled,
+        // so an older state arriving meanwhile cannot offer the same move twice.
+        if (msg.id === m.pendingId) m.pending = false;
+        break;
       case "error":
         if (msg.code === "bad_token") {
           // The token no longer holds a seat here (the seat was given up): watch instead.
@@ -123,7 +130,7 @@ export function showTable(ctx, tableId, opts = {}) {
           connect();
           return;
         }
-        m.pending = false;
+        if (msg.id === m.pendingId || msg.id === null || msg.id === undefined) m.pending = false;
         console.warn(`forsale server: ${msg.code}: ${msg.message}`);
         ctx.toast(msg.message || "the server refused that");
         draw();
@@ -203,6 +210,7 @@ export function showTable(ctx, tableId, opts = {}) {
       return;
     }
     m.pending = true;
+    m.pendingId = id;
     draw();
   }
 
