@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected seat keeps its turn (default 60)")
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds a bot waits before acting (default 0.6)")
     p.add_argument("--bot-workers", type=int, default=1, help="worker processes for searching bots (default 1)")
+    p.add_argument(
+        "--rest-rate", type=float, default=50.0, help="POST requests a second per client address (default 50)"
+    )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     p.set_defaults(run=run)
 
@@ -36,7 +39,14 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as error:
         print(f"forsale serve needs the server extra (pip install 'forsale[server]'): {error}", file=sys.stderr)
         return 2
-    app = create_app(args.db, grace=args.grace, bot_delay=args.bot_delay, bot_workers=args.bot_workers)
+    app = create_app(
+        args.db,
+        grace=args.grace,
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+        rest_rate=args.rest_rate,
+        rest_burst=max(500.0, 10 * args.rest_rate),
+    )
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)
     uvicorn.run(
         app,

@@ -92,6 +92,8 @@ def create_app(
     fallback_bot: str | None = None,
     rate: float = 20.0,
     burst: float = 40.0,
+    rest_rate: float = 50.0,
+    rest_burst: float = 500.0,
     hello_timeout: float = 30.0,
     static_dir: Path | str | None = None,
 ) -> FastAPI:
@@ -103,7 +105,7 @@ def create_app(
     waits before it acts (so people can follow the game). ``bot_workers``:
     worker processes for searching bots; ``inline_bots`` are cheap enough to
     run on the event loop. ``rate``/``burst``: per-connection message rate
-    limit. ``static_dir``: the web page (default: ``forsale/web/static``).
+    limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     """
     options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
 
@@ -170,7 +172,7 @@ def create_app(
             if bucket is None:
                 if len(rest_limits) > 10000:
                     rest_limits.clear()
-                bucket = rest_limits[host] = RateLimit(rate * 5, burst * 25)
+                bucket = rest_limits[host] = RateLimit(rest_rate, rest_burst)
             if not bucket.allow():
                 return rest_error("rate_limited", "too many requests; slow down", 429)
         return await call_next(request)

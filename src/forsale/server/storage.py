@@ -201,7 +201,24 @@ class Storage:
             return
         try:
             with self.engine.begin() as conn:
-                results = [fn(conn) for fn, _ in live]
+                results: list[Any] = []
+                i = 0
+                while i < len(live):
+                    fn = live[i][0]
+                    if isinstance(fn, Append):
+                        # Consecutive appends (from many tables at once) go in as one executemany.
+                        j = i
+                        while j < len(live) and isinstance(live[j][0], Append):
+                            j += 1
+                        group = [live[k][0] for k in range(i, j)]
+                        conn.execute(_INSERT_EVENT, [a.row for a in group])  # type: ignore[attr-defined]
+                        for a in group:
+                            a.finish(conn)  # type: ignore[attr-defined]
+                        results.extend([None] * (j - i))
+                        i = j
+                    else:
+                        results.append(fn(conn))
+                        i += 1
         except Exception:
             if len(live) == 1:
                 fn, fut = live[0]
@@ -313,22 +330,12 @@ class Storage:
         action: dict[str, Any],
         source: str,
         finished: dict[str, Any] | None = None,
-    ) -> Callable[[Connection], None]:
+    ) -> Append:
         """Append one event; if it ends the game, mark the game over in the same transaction."""
-        now = time.time()
-
-        def fn(conn: Connection) -> None:
-            conn.execute(
-                insert(events).values(game_id=game_id, seq=seq, seat=seat, action=action, source=source, at=now)
-            )
-            if finished is not None:
-                conn.execute(
-                    update(games)
-                    .where(games.c.id == game_id)
-                    .values(status="over", finished_at=now, updated_at=now, result=finished)
-                )
-
-        return fn
+        return Append(
+            {"game_id": game_id, "seq": seq, "seat": seat, "action": action, "source": source, "at": time.time()},
+            finished,
+        )
 
     @staticmethod
     def op_load(game_id: str) -> Callable[[Connection], StoredGame | None]:
@@ -366,6 +373,32 @@ class Storage:
             return out
 
         return fn
+
+
+_INSERT_EVENT = insert(events)
+
+
+class Append:
+    """An event to append (a callable like the other operations, but batched by the writer)."""
+
+    __slots__ = ("row", "finished")
+
+    def __init__(self, row: dict[str, Any], finished: dict[str, Any] | None) -> None:
+        self.row = row
+        self.finished = finished
+
+    def finish(self, conn: Connection) -> None:
+        if self.finished is not None:
+            now = self.row["at"]
+            conn.execute(
+                update(games)
+                .where(games.c.id == self.row["game_id"])
+                .values(status="over", finished_at=now, updated_at=now, result=self.finished)
+            )
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(_INSERT_EVENT, [self.row])
+        self.finish(conn)
 
 
 def _load_rest(conn: Connection, row: Any) -> StoredGame:
