@@ -151,7 +151,11 @@ class Conn:
             text = await self.queue.get()
             if text is None:
                 return
-            await self.ws.send_text(text)
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the client went away mid-send: stop queueing for it
+                self.closed = True
+                return
 
 
 @dataclass
@@ -645,7 +649,11 @@ class Lobby:
         """Resume every unfinished game from the database; returns how many."""
         stored = await self.storage.run(Storage.op_load_unfinished())
         for game in stored:
-            table = LiveTable(game, self)
+            try:
+                table = LiveTable(game, self)
+            except Exception:  # a damaged game must not keep the others from resuming
+                log.exception("table %s could not be rebuilt from its event log; it stays offline", game.id)
+                continue
             self.tables[table.id] = table
             if table.status == "playing":
                 table._schedule()
