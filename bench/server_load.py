@@ -100,25 +100,27 @@ def heuristic(v: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"sell": hand[-1] if max(v["table"]) >= 10 else hand[0]}
 
 
-async def play_seat(
-    base: str, table_id: str, token: str, think: float, latencies: list[float], rng: random.Random
-) -> int:
+async def open_seat(base: str, table_id: str, token: str, gate: asyncio.Semaphore) -> tuple[Any, dict[str, Any]]:
+    """Connect and say hello (a few at a time: thousands of handshakes at once would time out)."""
+    async with gate:
+        ws = await connect(f"{base}/ws/tables/{table_id}", max_size=None, ping_interval=None, open_timeout=120)
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        while True:
+            message = json.loads(await ws.recv())
+            if message["type"] == "welcome":
+                return ws, message
+
+
+async def play_seat(ws: Any, latest: dict[str, Any], think: float, latencies: list[float], rng: random.Random) -> int:
     """Play one seat to the end; returns the number of actions it took."""
     actions = 0
-    async with connect(f"{base}/ws/tables/{table_id}", max_size=None, ping_interval=None) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": token}))
-        latest: dict[str, Any] | None = None
-        acked = 0
-        sent_at: float | None = None
+    acked = 0
+    sent_at: float | None = None
+    try:
         while True:
-            if latest is not None and latest["status"] == "over":
+            if latest["status"] == "over":
                 return actions
-            if (
-                sent_at is None
-                and latest is not None
-                and latest["seq"] >= acked
-                and latest["seat"] in latest["view"]["to_act"]
-            ):
+            if sent_at is None and latest["seq"] >= acked and latest["seat"] in latest["view"]["to_act"]:
                 if think:
                     await asyncio.sleep(rng.uniform(0, 2 * think))
                 action = heuristic(latest["view"], rng)
@@ -126,8 +128,8 @@ async def play_seat(
                 await ws.send(json.dumps({"type": "act", "action": action}))
             message = json.loads(await ws.recv())
             kind = message["type"]
-            if kind in ("welcome", "state"):
-                if latest is None or message["seq"] >= latest["seq"]:
+            if kind == "state":
+                if message["seq"] >= latest["seq"]:
                     latest = message
             elif kind == "ack":
                 assert sent_at is not None
@@ -136,24 +138,24 @@ async def play_seat(
                 actions += 1
             elif kind == "error":
                 raise RuntimeError(f"the server refused a move: {message}")
+    finally:
+        await ws.close()
 
 
 async def client_main(base: str, jobs: list[tuple[str, list[str]]], think: float, seed: int) -> dict[str, Any]:
     rng = random.Random(seed)
     latencies: list[float] = []
-    started = time.perf_counter()
+    gate = asyncio.Semaphore(32)
+    seats = await asyncio.gather(*(open_seat(base, t, tok, gate) for t, tokens in jobs for tok in tokens))
+    started, cpu = time.perf_counter(), time.process_time()
     counts = await asyncio.gather(
-        *(
-            play_seat(base, t, tok, think, latencies, random.Random(rng.random()))
-            for t, tokens in jobs
-            for tok in tokens
-        )
+        *(play_seat(ws, welcome, think, latencies, random.Random(rng.random())) for ws, welcome in seats)
     )
     return {
         "actions": sum(counts),
         "latencies": latencies,
         "seconds": time.perf_counter() - started,
-        "cpu": time.process_time(),
+        "cpu": time.process_time() - cpu,
     }
 
 
@@ -186,10 +188,9 @@ def run(db: str, tables: int, procs: int, think: float, label: str) -> dict[str,
                 jobs.append((table_id, tokens))
         shares = [jobs[i::procs] for i in range(procs)]
         server_cpu0 = cpu_seconds(server.pid)
-        started = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(procs) as pool:
             results = pool.map(client_process, [(ws_base, share, think, i) for i, share in enumerate(shares)])
-        seconds = time.perf_counter() - started
+        seconds = max(r["seconds"] for r in results)  # play only, after every client has connected
         server_cpu = cpu_seconds(server.pid) - server_cpu0
         latencies = sorted(x for r in results for x in r["latencies"])
         actions = sum(r["actions"] for r in results)
