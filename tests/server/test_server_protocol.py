@@ -358,6 +358,9 @@ def test_rest_errors_are_clear_and_change_nothing(client: TestClient) -> None:
     assert client.post("/api/tables", json={"players": 4, "colour": "red"}).status_code == 400
     assert client.post("/api/tables", content=b"[" * 70_000).status_code == 413
     assert client.get("/api/tables").json() == {"tables": []}
+    listing = client.get("/api/tables", params={"limit": "many"})
+    assert listing.status_code == 400 and listing.json()["error"]["code"] == "bad_request"
+    assert client.get("/api/tables", params={"status": "sideways"}).status_code == 400
 
     created = client.post("/api/tables", json={"players": 3, "join": True, "player_name": "Ann"}).json()
     table_id = created["table"]["id"]

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port,
         log_level=args.log_level,
         ws_max_size=4 * MAX_MESSAGE_BYTES,  # larger frames are cut off; up to this the app answers with an error
+        ws_per_message_deflate=False,  # compressing every snapshot costs more CPU than loopback or LAN bandwidth
         ws_ping_interval=20,
         ws_ping_timeout=20,
         access_log=False,

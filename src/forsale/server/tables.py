@@ -306,15 +306,19 @@ class LiveTable:
 
     def view_json(self, seat: int | None) -> dict[str, Any]:
         """The view as JSON; per-seat JSON outside sale rounds patches the spectator's (same reasoning)."""
-        v = self.view_of(seat)
-        if self._views_seq != self.seq:  # pragma: no cover - view_of has just reset it
+        if self._views_seq != self.seq:
+            self._views.clear()
             self._json.clear()
+            self._views_seq = self.seq
         out = self._json.get(seat)
         if out is None:
             if seat is None or self.state.phase == "sale":
-                out = v.to_json()
-            else:
-                out = {**self.view_json(None), "seat": seat, "legal": [action_to_json(a) for a in v.legal_actions()]}
+                out = self.view_of(seat).to_json()
+            elif seat == self.state.current_seat:  # the one seat with legal actions
+                legal = [action_to_json(a) for a in self.view_of(seat).legal_actions()]
+                out = {**self.view_json(None), "seat": seat, "legal": legal}
+            else:  # a seat not to act: the public view, its seat set, nothing legal
+                out = {**self.view_json(None), "seat": seat, "legal": []}
             self._json[seat] = out
         return out
 
@@ -408,6 +412,8 @@ class LiveTable:
             seat = self.seats[index]
             if seat.kind != "human":
                 return
+            if self.status == "over":
+                raise Refused("game_over", "the game is over; there is nothing to leave", 409)
             if self.status == "waiting":
                 seat.kind, seat.name, seat.token_hash = "open", f"Seat {index + 1}", None
             else:
