@@ -24,6 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds a bot waits before acting (default 0.6)")
     p.add_argument("--bot-workers", type=int, default=1, help="worker processes for searching bots (default 1)")
     p.add_argument(
+        "--bot-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE to register more bots (repeatable)",
+    )
+    p.add_argument(
         "--rest-rate", type=float, default=50.0, help="POST requests a second per client address (default 50)"
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
@@ -44,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
         grace=args.grace,
         bot_delay=args.bot_delay,
         bot_workers=args.bot_workers,
+        bot_modules=tuple(args.bot_module),
         rest_rate=args.rest_rate,
         rest_burst=max(500.0, 10 * args.rest_rate),
     )

@@ -29,7 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from .. import PRESETS, __version__
 from ..bots import agent_names, describe_agents
-from .botrunner import BotRunner, default_bot
+from .botrunner import BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
     Act,
@@ -90,6 +90,7 @@ def create_app(
     bot_budget: float | None = None,
     bot_workers: int = 1,
     inline_bots: tuple[str, ...] = ("random",),
+    bot_modules: tuple[str, ...] = (),
     fallback_bot: str | None = None,
     rate: float = 20.0,
     burst: float = 40.0,
@@ -105,15 +106,17 @@ def create_app(
     plays the safe action for it. ``bot_delay``: seconds a server-side bot
     waits before it acts (so people can follow the game). ``bot_workers``:
     worker processes for searching bots; ``inline_bots`` are cheap enough to
-    run on the event loop. ``rate``/``burst``: per-connection message rate
+    run on the event loop; ``bot_modules`` are imported (here and in every
+    worker) to register more bots. ``rate``/``burst``: per-connection message rate
     limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     """
+    load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage = await asyncio.to_thread(Storage, db_url)
-        runner = BotRunner(bot_workers, inline_bots)
+        runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules))
         lobby = Lobby(storage, runner, options)
         app.state.storage, app.state.lobby = storage, lobby
         await lobby.start()
