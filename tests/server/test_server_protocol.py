@@ -182,18 +182,6 @@ def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: 
     assert from_record(client.get(f"/api/tables/{table_id}/record").json()).is_over
 
 
-def test_a_bot_can_think_in_a_worker_process(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(inline_bots=())  # every bot, even random, goes to the process pool
-    created = client.post("/api/tables", json={"players": 3, "seats": ["random"] * 3})
-    table_id = created.json()["table"]["id"]
-    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
-        ws.send_json({"type": "hello"})
-        message = recv(ws, "welcome")
-        while message["status"] != "over":
-            message = recv(ws, "state")
-    assert message["result"]["winners"]
-
-
 def test_reconnection_with_the_seat_token(client: TestClient) -> None:
     table_id, tokens, _ = table_of_humans(client, 3)
     seq = 0
@@ -358,6 +346,9 @@ def test_rest_errors_are_clear_and_change_nothing(client: TestClient) -> None:
     assert client.post("/api/tables", json={"players": 4, "colour": "red"}).status_code == 400
     assert client.post("/api/tables", content=b"[" * 70_000).status_code == 413
     assert client.get("/api/tables").json() == {"tables": []}
+    listing = client.get("/api/tables", params={"limit": "many"})
+    assert listing.status_code == 400 and listing.json()["error"]["code"] == "bad_request"
+    assert client.get("/api/tables", params={"status": "sideways"}).status_code == 400
 
     created = client.post("/api/tables", json={"players": 3, "join": True, "player_name": "Ann"}).json()
     table_id = created["table"]["id"]
@@ -423,3 +414,70 @@ def test_a_view_over_http_is_the_seat_view(client: TestClient) -> None:
     # the deal is never in it: only the first auction round's houses are
     game = new_game(3, seed=0)
     assert set(public["view"]) == set(view(game, None).to_json())
+
+
+WAITING_BOT = '''
+"""A bot that thinks until a file appears (a stand-in for a long search), for the server tests."""
+import os
+import time
+from pathlib import Path
+
+from forsale.bots import register
+from forsale.bots.baselines import RandomAgent
+
+
+class Waiting(RandomAgent):
+    name = "waiting"
+
+    def act(self, view, rng, budget=None):
+        gate = Path(os.environ["FORSALE_TEST_GATE"])
+        deadline = time.monotonic() + 60
+        while not gate.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return super().act(view, rng, budget)
+
+
+@register("waiting", "thinks until a file appears (server tests only)")
+def _waiting():
+    return Waiting()
+'''
+
+
+@pytest.fixture
+def waiting_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Register the ``waiting`` bot from a module workers can import; unregister it afterwards."""
+    import sys
+
+    from forsale.bots import registry
+
+    (tmp_path / "forsale_test_waiting_bot.py").write_text(WAITING_BOT)
+    monkeypatch.syspath_prepend(str(tmp_path))  # spawned workers inherit sys.path
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("FORSALE_TEST_GATE", str(gate))
+    yield gate
+    gate.touch()
+    registry._FACTORIES.pop("waiting", None)
+    sys.modules.pop("forsale_test_waiting_bot", None)
+
+
+def test_a_bot_thinking_in_a_worker_never_holds_up_other_tables(
+    make_client: Callable[..., TestClient], waiting_bot: Path
+) -> None:
+    client = make_client(bot_modules=("forsale_test_waiting_bot",))
+    slow = client.post("/api/tables", json={"players": 3, "seats": ["waiting"] * 3})
+    assert slow.status_code == 201, slow.text
+    slow_id = slow.json()["table"]["id"]
+    solo = client.post("/api/solo", json={"players": 3, "bot": "random"}).json()
+    with client.websocket_connect(f"/ws/tables/{solo['table']['id']}") as ws:
+        ws.send_json({"type": "hello", "token": solo["token"]})
+        states = play_seat(ws, 0, lambda v: v["legal"][0])
+    # A whole game was played next door while the slow table's first bot was still thinking.
+    assert states[-1]["status"] == "over"
+    assert client.get(f"/api/tables/{slow_id}").json()["table"]["seq"] == 0
+    waiting_bot.touch()  # the search ends: the slow table plays on, to the end
+    with client.websocket_connect(f"/ws/tables/{slow_id}") as ws:
+        ws.send_json({"type": "hello"})
+        message = recv(ws, "welcome")
+        while message["status"] != "over":
+            message = recv(ws, "state")
+    assert message["result"]["winners"]

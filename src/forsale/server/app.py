@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.staticfiles import StaticFiles
@@ -28,7 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from .. import PRESETS, __version__
 from ..bots import agent_names, describe_agents
-from .botrunner import BotRunner, default_bot
+from .botrunner import BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
     Act,
@@ -89,9 +90,12 @@ def create_app(
     bot_budget: float | None = None,
     bot_workers: int = 1,
     inline_bots: tuple[str, ...] = ("random",),
+    bot_modules: tuple[str, ...] = (),
     fallback_bot: str | None = None,
     rate: float = 20.0,
     burst: float = 40.0,
+    rest_rate: float = 50.0,
+    rest_burst: float = 500.0,
     hello_timeout: float = 30.0,
     static_dir: Path | str | None = None,
 ) -> FastAPI:
@@ -102,15 +106,17 @@ def create_app(
     plays the safe action for it. ``bot_delay``: seconds a server-side bot
     waits before it acts (so people can follow the game). ``bot_workers``:
     worker processes for searching bots; ``inline_bots`` are cheap enough to
-    run on the event loop. ``rate``/``burst``: per-connection message rate
-    limit. ``static_dir``: the web page (default: ``forsale/web/static``).
+    run on the event loop; ``bot_modules`` are imported (here and in every
+    worker) to register more bots. ``rate``/``burst``: per-connection message rate
+    limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     """
+    load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage = await asyncio.to_thread(Storage, db_url)
-        runner = BotRunner(bot_workers, inline_bots)
+        runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules))
         lobby = Lobby(storage, runner, options)
         app.state.storage, app.state.lobby = storage, lobby
         await lobby.start()
@@ -155,6 +161,13 @@ def create_app(
             raise Refused("not_found", f"there is no table {table_id!r}", 404)
         return table
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in exc.errors()[:5]
+        )
+        return rest_error("bad_request", problems or "invalid request", 400)
+
     @app.exception_handler(Refused)
     async def _refused(_request: Request, exc: Refused) -> JSONResponse:
         return rest_error(exc.code, str(exc), exc.status)
@@ -170,7 +183,7 @@ def create_app(
             if bucket is None:
                 if len(rest_limits) > 10000:
                     rest_limits.clear()
-                bucket = rest_limits[host] = RateLimit(rate * 5, burst * 25)
+                bucket = rest_limits[host] = RateLimit(rest_rate, rest_burst)
             if not bucket.allow():
                 return rest_error("rate_limited", "too many requests; slow down", 429)
         return await call_next(request)

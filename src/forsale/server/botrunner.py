@@ -11,6 +11,7 @@ are small frozen dataclasses, so they cross to the worker by pickling.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import multiprocessing
 import random
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -29,6 +30,12 @@ def _agent(spec: str) -> Agent:
     if agent is None:
         agent = _AGENTS[spec] = make_agent(spec)
     return agent
+
+
+def load_bot_modules(modules: tuple[str, ...]) -> None:
+    """Import modules that register extra bots (in the server and in every worker process)."""
+    for module in modules:
+        importlib.import_module(module)
 
 
 def think(spec: str, v: View, seed: int, budget: float | None) -> Action:
@@ -50,15 +57,22 @@ def default_bot() -> str:
 class BotRunner:
     """Runs bot decisions: inline for the names in ``inline``, else in worker processes."""
 
-    def __init__(self, workers: int = 1, inline: tuple[str, ...] = ("random",)) -> None:
+    def __init__(self, workers: int = 1, inline: tuple[str, ...] = ("random",), modules: tuple[str, ...] = ()) -> None:
         self.workers = max(1, workers)
         self.inline = frozenset(inline)
+        self.modules = tuple(modules)
+        load_bot_modules(self.modules)
         self._pool: Executor | None = None
 
     def _executor(self) -> Executor:
         if self._pool is None:
             # spawn: the server process has threads (database writer); forking it is unsafe.
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=load_bot_modules,
+                initargs=(self.modules,),
+            )
         return self._pool
 
     async def act(self, spec: str, v: View, seed: int, budget: float | None) -> Action:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import hashlib
+import json
 import logging
 import queue
 import threading
@@ -201,7 +202,24 @@ class Storage:
             return
         try:
             with self.engine.begin() as conn:
-                results = [fn(conn) for fn, _ in live]
+                results: list[Any] = []
+                i = 0
+                while i < len(live):
+                    fn = live[i][0]
+                    if isinstance(fn, Append):
+                        # Consecutive appends (from many tables at once) go in as one executemany.
+                        j = i
+                        while j < len(live) and isinstance(live[j][0], Append):
+                            j += 1
+                        group = [live[k][0] for k in range(i, j)]
+                        self._insert_events(conn, [a.row for a in group])  # type: ignore[attr-defined]
+                        for a in group:
+                            a.finish(conn)  # type: ignore[attr-defined]
+                        results.extend([None] * (j - i))
+                        i = j
+                    else:
+                        results.append(fn(conn))
+                        i += 1
         except Exception:
             if len(live) == 1:
                 fn, fut = live[0]
@@ -226,6 +244,27 @@ class Storage:
             self.commits += 1
             self.calls += 1
             fut.set_result(value)
+
+    def _insert_events(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        """The hot path: one ``executemany`` on the driver's own cursor, inside the same transaction.
+
+        SQLAlchemy's statement machinery costs more than the insert itself on
+        SQLite; the JSON column is written as the same JSON text SQLAlchemy
+        would write (it reads it back through its JSON type).
+        """
+        values = [(r["game_id"], r["seq"], r["seat"], json.dumps(r["action"]), r["source"], r["at"]) for r in rows]
+        if self.backend == "sqlite":
+            sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (?, ?, ?, ?, ?, ?)"
+        elif self.backend == "postgresql" and make_url(self.url).get_driver_name() == "psycopg":
+            sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (%s, %s, %s, %s::json, %s, %s)"
+        else:  # any other database: the portable way
+            conn.execute(_INSERT_EVENT, rows)
+            return
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(sql, values)
+        finally:
+            cursor.close()
 
     # -- calling it ----------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> concurrent.futures.Future[T]:
@@ -313,22 +352,12 @@ class Storage:
         action: dict[str, Any],
         source: str,
         finished: dict[str, Any] | None = None,
-    ) -> Callable[[Connection], None]:
+    ) -> Append:
         """Append one event; if it ends the game, mark the game over in the same transaction."""
-        now = time.time()
-
-        def fn(conn: Connection) -> None:
-            conn.execute(
-                insert(events).values(game_id=game_id, seq=seq, seat=seat, action=action, source=source, at=now)
-            )
-            if finished is not None:
-                conn.execute(
-                    update(games)
-                    .where(games.c.id == game_id)
-                    .values(status="over", finished_at=now, updated_at=now, result=finished)
-                )
-
-        return fn
+        return Append(
+            {"game_id": game_id, "seq": seq, "seat": seat, "action": action, "source": source, "at": time.time()},
+            finished,
+        )
 
     @staticmethod
     def op_load(game_id: str) -> Callable[[Connection], StoredGame | None]:
@@ -366,6 +395,32 @@ class Storage:
             return out
 
         return fn
+
+
+_INSERT_EVENT = insert(events)
+
+
+class Append:
+    """An event to append (a callable like the other operations, but batched by the writer)."""
+
+    __slots__ = ("row", "finished")
+
+    def __init__(self, row: dict[str, Any], finished: dict[str, Any] | None) -> None:
+        self.row = row
+        self.finished = finished
+
+    def finish(self, conn: Connection) -> None:
+        if self.finished is not None:
+            now = self.row["at"]
+            conn.execute(
+                update(games)
+                .where(games.c.id == self.row["game_id"])
+                .values(status="over", finished_at=now, updated_at=now, result=self.finished)
+            )
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(_INSERT_EVENT, [self.row])
+        self.finish(conn)
 
 
 def _load_rest(conn: Connection, row: Any) -> StoredGame:

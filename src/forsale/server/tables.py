@@ -25,7 +25,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import WebSocket
@@ -151,7 +151,11 @@ class Conn:
             text = await self.queue.get()
             if text is None:
                 return
-            await self.ws.send_text(text)
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the client went away mid-send: stop queueing for it
+                self.closed = True
+                return
 
 
 @dataclass
@@ -220,6 +224,7 @@ class LiveTable:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.last_event: dict[str, Any] | None = None
         self._views: dict[int | None, View] = {}
+        self._json: dict[int | None, dict[str, Any]] = {}
         self._views_seq = -1
         self.closed = False
         now = time.monotonic()
@@ -276,17 +281,46 @@ class LiveTable:
         }
 
     def view_of(self, seat: int | None) -> View:
-        """``view(state, seat)``, computed once per seat and action (it is the costliest step)."""
+        """``view(state, seat)``, computed once per seat and action (it is the costliest step).
+
+        Outside sale rounds a seat's view differs from the spectator view only
+        in its ``seat`` field (``my_commit``, the one private field, is empty
+        then), so it is the spectator view with the seat set: one
+        :func:`view` per action instead of one per seat. In sale rounds every
+        seat's view is computed by :func:`view` itself. Deriving from the
+        *public* view can only ever show less, never more; the leak test checks
+        that the result equals ``view(state, seat)`` exactly.
+        """
         if self._views_seq != self.seq:
             self._views.clear()
+            self._json.clear()
             self._views_seq = self.seq
         v = self._views.get(seat)
         if v is None:
-            v = self._views[seat] = view(self.state, seat)
+            if seat is None or self.state.phase == "sale":
+                v = view(self.state, seat)
+            else:
+                v = replace(self.view_of(None), seat=seat)
+            self._views[seat] = v
         return v
 
     def view_json(self, seat: int | None) -> dict[str, Any]:
-        return self.view_of(seat).to_json()
+        """The view as JSON; per-seat JSON outside sale rounds patches the spectator's (same reasoning)."""
+        if self._views_seq != self.seq:
+            self._views.clear()
+            self._json.clear()
+            self._views_seq = self.seq
+        out = self._json.get(seat)
+        if out is None:
+            if seat is None or self.state.phase == "sale":
+                out = self.view_of(seat).to_json()
+            elif seat == self.state.current_seat:  # the one seat with legal actions
+                legal = [action_to_json(a) for a in self.view_of(seat).legal_actions()]
+                out = {**self.view_json(None), "seat": seat, "legal": legal}
+            else:  # a seat not to act: the public view, its seat set, nothing legal
+                out = {**self.view_json(None), "seat": seat, "legal": []}
+            self._json[seat] = out
+        return out
 
     def result(self) -> dict[str, Any] | None:
         if not self.state.is_over:
@@ -378,6 +412,8 @@ class LiveTable:
             seat = self.seats[index]
             if seat.kind != "human":
                 return
+            if self.status == "over":
+                raise Refused("game_over", "the game is over; there is nothing to leave", 409)
             if self.status == "waiting":
                 seat.kind, seat.name, seat.token_hash = "open", f"Seat {index + 1}", None
             else:
@@ -623,7 +659,11 @@ class Lobby:
         """Resume every unfinished game from the database; returns how many."""
         stored = await self.storage.run(Storage.op_load_unfinished())
         for game in stored:
-            table = LiveTable(game, self)
+            try:
+                table = LiveTable(game, self)
+            except Exception:  # a damaged game must not keep the others from resuming
+                log.exception("table %s could not be rebuilt from its event log; it stays offline", game.id)
+                continue
             self.tables[table.id] = table
             if table.status == "playing":
                 table._schedule()
