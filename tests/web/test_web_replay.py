@@ -91,6 +91,7 @@ def test_replay_viewer_steps_through_a_finished_game(new_page, shoot, web_server
     page.click("#replay-forward")
     page.wait_for_selector("#replay-stage .reveal .pair")
     assert seats_shown(page, 4) == engine_after(record, first_sale + 1)[0]
+    page.wait_for_timeout(1500)  # the reveal's flips, for the picture
     shoot(page, "replay-sale")
 
 

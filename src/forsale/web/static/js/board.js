@@ -64,6 +64,7 @@ function seatStatus(scene, s) {
     return parts;
   }
   if (scene.phase === "sale") {
+    if (scene.replay) return h("span", null, `${plural(scene.hands[s].length, "house")} left to sell`);
     if (scene.committed && scene.committed[s]) return h("span", null, "✓ has chosen");
     return h("span.waiting-dots", null, s === scene.me ? "choose a house" : "choosing");
   }
@@ -73,7 +74,7 @@ function seatStatus(scene, s) {
 function seatPanel(scene, s) {
   const classes = ["seat"];
   if (scene.phase === "auction" && scene.turn === s) classes.push("turn");
-  if (scene.phase === "sale" && scene.committed && !scene.committed[s]) classes.push("turn");
+  if (scene.phase === "sale" && !scene.replay && scene.committed && !scene.committed[s]) classes.push("turn");
   if (s === scene.me) classes.push("me");
   if (scene.phase === "auction" && !scene.active[s]) classes.push("passed");
   if (scene.offline && scene.offline[s]) classes.push("offline");
@@ -159,7 +160,7 @@ export function felt(scene, extra) {
     );
     const waiting = [];
     for (let s = 0; s < scene.n; s++) if (!scene.committed[s]) waiting.push(s);
-    if (scene.committed) {
+    if (scene.committed && !scene.replay) {
       const chosen = [];
       for (let s = 0; s < scene.n; s++) {
         chosen.push(

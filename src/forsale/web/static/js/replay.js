@@ -92,7 +92,7 @@ export function showReplay(ctx, id) {
     );
     const roundsNav = h("nav.rounds-nav", { "aria-label": "jump to a round", id: "replay-rounds" });
     const stage = h("div.board", { id: "replay-stage" });
-    const caption = h("p.verdict", { id: "replay-caption", "aria-live": "polite" });
+    const caption = h("p.caption.panel", { id: "replay-caption", "aria-live": "polite" });
     const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, "Download record") : null;
     root.replaceChildren(
       h("div.panel", null, h("h2", null, `Replay: ${names.join(", ")}`), h("div.end-actions", { style: "justify-content:flex-start" }, record_link, h("a.btn.quiet", { href: "#/" }, "Lobby"))),
@@ -114,6 +114,7 @@ export function showReplay(ctx, id) {
       const st = folded.states[step];
       const sc = sceneFromView(v, { names, badges, me: null, foldState: st, reveal: step !== lastShown && step > 0 && !!setup.moves[step - 1]?.sell, showAll: true });
       if (!frames) sc.taken = v._taken;
+      sc.replay = true; // a sale round is shown whole: no "still choosing" between its moves
       lastShown = step;
       slider.value = step;
       counter.textContent = `move ${step} of ${total}`;
