@@ -34,6 +34,14 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
     assert bob.locator(".seat.me .name").inner_text().startswith("Bob")
     # Ann's page learns Bob's name as soon as he sits down.
     ann.wait_for_selector(".seat[data-seat='1'] .name:has-text('Bob')")
+    # Someone else opening Bob's link now is told the seat is taken, and offered to watch.
+    cy = new_page()
+    cy.goto(url)
+    cy.wait_for_selector("#seat-taken")
+    assert "Seat 2 is taken" in cy.locator("#seat-taken h2").inner_text()
+    cy.click("#seat-taken a:has-text('Watch')")
+    cy.wait_for_selector(".game")
+    assert cy.locator(".me-area").count() == 0  # a spectator has no corner of the table
     # The table's creator turned the memory aid off: nobody can switch it on.
     assert bob.locator("#memory-toggle").count() == 0
     assert "turned the memory aid off" in bob.locator(".memory").inner_text()

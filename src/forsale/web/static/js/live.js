@@ -47,7 +47,32 @@ export function showTable(ctx, tableId, opts = {}) {
     connect();
   }
 
-  function askToJoin(seat) {
+  /** A share link's landing: sit down at that seat if it is still free, else say so and offer the rest. */
+  async function askToJoin(seat) {
+    let info = null;
+    try {
+      info = (await api.table(tableId)).table;
+    } catch (e) {
+      root.replaceChildren(h("p.error-box", { role: "alert" }, `${e.message}. `, h("a", { href: "#/" }, "Back to the lobby")));
+      return;
+    }
+    if (gone) return;
+    const wanted = info.seats[seat];
+    if (!wanted || wanted.kind !== "open") {
+      const free = info.open_seats || [];
+      root.replaceChildren(
+        h(
+          "div.panel",
+          { style: "max-width:480px;margin:0 auto", id: "seat-taken" },
+          h("h2", null, info.status === "over" ? "This game is over" : `Seat ${seat + 1} is taken`),
+          h("p.hint", null, free.length ? "These seats are still free:" : "Every seat is taken; you can watch."),
+          h("div.end-actions", { style: "justify-content:flex-start" },
+            free.map((s) => h("a.btn", { href: `#/table/${tableId}?seat=${s}` }, `Seat ${s + 1}`)),
+            h("a.btn.quiet", { href: info.status === "over" ? `#/replay/${tableId}` : `#/watch/${tableId}` }, info.status === "over" ? "Replay it" : "Watch")),
+        ),
+      );
+      return;
+    }
     const name = h("input", { type: "text", id: "join-name", value: playerName(), maxlength: 40, required: true, autocomplete: "nickname" });
     const err = h("div.error-box", { role: "alert" });
     const form = h(
