@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot):
     ann = new_page()
     ann.goto("/")
-    ann.fill("#solo-name", "Ann")
+    ann.fill("#friends-name", "Ann")
     ann.select_option("#friends-players", "3")
     ann.select_option("#friends-seat-0", "me")
     ann.select_option("#friends-seat-1", "human")

@@ -126,6 +126,7 @@ export function showLobby(ctx) {
   const fClock = select("friends-clock", CLOCKS, prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: "Friday night", maxlength: 40 });
+  const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: "You", maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
   let botOptions = [["random", "random"]];
   const drawSeats = () => {
@@ -168,9 +169,9 @@ export function showLobby(ctx) {
             time_limit: fClock.value ? Number(fClock.value) : null,
             memory_aid: fMemory.checked,
             join,
-            player_name: name.value.trim() || playerName() || undefined,
+            player_name: fMe.value.trim() || undefined,
           });
-          savePlayerName(name.value.trim());
+          savePlayerName(fMe.value.trim());
           const id = res.table.id;
           if (res.token) seats.put(id, { token: res.token, seat: res.seat, creator: res.creator_token });
           else seats.put(id, { creator: res.creator_token });
@@ -182,7 +183,7 @@ export function showLobby(ctx) {
     },
     h("h2", null, "A table for friends"),
     h("p.hint", null, "Create a table and send each friend the link to their seat."),
-    h("label", { for: "friends-table-name" }, "Table name", fName),
+    h("div.row", null, h("label", { for: "friends-table-name" }, "Table name", fName), h("label", { for: "friends-name" }, "Your name", fMe)),
     h("div.row", null, h("label", { for: "friends-players" }, "Seats", fPlayers), h("label", { for: "friends-rules" }, "Rules", fRules)),
     seatList,
     h("div.row", null, h("label", { for: "friends-clock" }, "Clock", fClock)),
