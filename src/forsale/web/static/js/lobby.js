@@ -256,6 +256,15 @@ export function showLobby(ctx) {
     fileInput,
   );
 
+  const howTo = h(
+    "details.how",
+    { id: "how-to-play" },
+    h("summary", null, h("strong", null, "How to play")),
+    h("p", null, "Two phases. ", h("strong", null, "Buying:"), " each round, as many houses as players are on offer. In turn, raise the bid or pass. Passing takes the cheapest house left and gets half your bid back; the last one in pays the whole bid for the best house."),
+    h("p", null, h("strong", null, "Selling:"), " each round, as many cheques as players. Everyone secretly picks a house to sell; the highest house takes the highest cheque, and so on."),
+    h("p", null, "Cheques plus coins left is your score. On a tie, more coins left wins. Money is in thousands: 14k = $14,000."),
+  );
+  others.append(howTo);
   root.append(solo, friends, others);
 
   async function refresh() {
