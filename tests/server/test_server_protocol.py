@@ -481,3 +481,10 @@ def test_a_bot_thinking_in_a_worker_never_holds_up_other_tables(
         while message["status"] != "over":
             message = recv(ws, "state")
     assert message["result"]["winners"]
+
+
+def test_request_floods_are_rate_limited(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(rest_rate=0.01, rest_burst=3)
+    codes = [client.post("/api/tables", json={"players": 3}).status_code for _ in range(5)]
+    assert codes == [201, 201, 201, 429, 429]
+    assert client.get("/api/health").status_code == 200  # reading is not limited

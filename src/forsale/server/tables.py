@@ -222,7 +222,6 @@ class LiveTable:
         self._timer: asyncio.TimerHandle | None = None
         self._thinking: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.last_event: dict[str, Any] | None = None
         self._views: dict[int | None, View] = {}
         self._json: dict[int | None, dict[str, Any]] = {}
         self._views_seq = -1
@@ -460,6 +459,8 @@ class LiveTable:
         if not self.closed:
             self.broadcast_info()
             self._schedule()
+            if self.status == "over" and not self.connections():
+                self.lobby.forget(self)
 
     # -- acting ------------------------------------------------------------------
     async def act(self, index: int, action: Action, source: str, conn: Conn | None = None, msg_id: Any = None) -> int:
@@ -500,7 +501,6 @@ class LiveTable:
         return event
 
     def _changed(self, event: dict[str, Any]) -> None:
-        self.last_event = event
         if self.status == "over":
             self.broadcast_state(event)
             self._cancel_timer()
@@ -682,6 +682,11 @@ class Lobby:
             old_id, old = self._finished.popitem(last=False)
             if not old.connections():
                 self.tables.pop(old_id, None)
+
+    def forget(self, table: LiveTable) -> None:
+        """Drop a finished table nobody watches, unless it is among the recent ones kept at hand."""
+        if table.id not in self._finished:
+            self.tables.pop(table.id, None)
 
     async def get(self, table_id: str) -> LiveTable | None:
         table = self.tables.get(table_id)
