@@ -19,6 +19,7 @@ COMMANDS = [
     "forsale.commands.show",
     "forsale.commands.simulate",
     "forsale.commands.lab",
+    "forsale.commands.serve",
 ]
 
 

@@ -127,6 +127,12 @@ class View:
         """A JSON-ready dict of this view (the shape server messages and logs use)."""
         return {
             "rules": self.rules.to_json(),
+            "ruleset": {
+                "name": self.rules.name,
+                "starting_coins": self.rules.starting_coins,
+                "removed": self.rules.removed,
+                "refund": self.rules.refund,
+            },
             "players": self.players,
             "seat": self.seat,
             "phase": self.phase,

@@ -1,0 +1,70 @@
+"""``forsale serve``: run the game server (and the web page) under uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the game server and the web page",
+        description="Run the For Sale game server: REST lobby, WebSocket tables, the web page at /.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    p.add_argument(
+        "--db",
+        default="sqlite:///forsale.sqlite3",
+        help="SQLAlchemy database URL (default: sqlite:///forsale.sqlite3 in this directory; "
+        "postgresql://user:pass@host/db works too)",
+    )
+    p.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected seat keeps its turn (default 60)")
+    p.add_argument("--bot-delay", type=float, default=0.6, help="seconds a bot waits before acting (default 0.6)")
+    p.add_argument("--bot-workers", type=int, default=1, help="worker processes for searching bots (default 1)")
+    p.add_argument(
+        "--bot-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE to register more bots (repeatable)",
+    )
+    p.add_argument(
+        "--rest-rate", type=float, default=50.0, help="POST requests a second per client address (default 50)"
+    )
+    p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from ..server import create_app
+        from ..server.messages import MAX_MESSAGE_BYTES
+    except ImportError as error:
+        print(f"forsale serve needs the server extra (pip install 'forsale[server]'): {error}", file=sys.stderr)
+        return 2
+    app = create_app(
+        args.db,
+        grace=args.grace,
+        bot_delay=args.bot_delay,
+        bot_workers=args.bot_workers,
+        bot_modules=tuple(args.bot_module),
+        rest_rate=args.rest_rate,
+        rest_burst=max(500.0, 10 * args.rest_rate),
+    )
+    print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=4 * MAX_MESSAGE_BYTES,  # larger frames are cut off; up to this the app answers with an error
+        ws_per_message_deflate=False,  # compressing every snapshot costs more CPU than loopback or LAN bandwidth
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        access_log=False,
+    )
+    return 0

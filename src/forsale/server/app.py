@@ -1,0 +1,401 @@
+"""The ASGI application: REST lobby, one WebSocket per seat or spectator, the web page.
+
+``create_app(db_url=...)`` builds a FastAPI app; ``forsale serve`` runs it
+under uvicorn. The protocol is documented in ``docs/protocol.md``.
+
+Bad input never changes anything and never reaches another client: every
+WebSocket frame is size-checked, rate-limited, JSON-decoded and validated
+(:mod:`forsale.server.messages`) before it is looked at, and each problem is
+answered with an ``error`` message to that connection only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, Request, WebSocket
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocketDisconnect
+
+from .. import PRESETS, __version__
+from ..bots import agent_names, describe_agents
+from .botrunner import BotRunner, default_bot, load_bot_modules
+from .messages import (
+    MAX_MESSAGE_BYTES,
+    Act,
+    CreateTable,
+    Hello,
+    Join,
+    Leave,
+    Ping,
+    Settings,
+    Solo,
+    TokenBody,
+    describe_validation,
+    parse_client_message,
+    to_action,
+)
+from .storage import Storage
+from .tables import Conn, Lobby, Options, Refused
+
+log = logging.getLogger("forsale.server")
+
+M = TypeVar("M", bound=BaseModel)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+DEFAULT_DB = "sqlite:///forsale.sqlite3"
+
+
+class RateLimit:
+    """A token bucket: ``rate`` messages a second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.last = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": msg_id}
+
+
+def rest_error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def create_app(
+    db_url: str = DEFAULT_DB,
+    *,
+    grace: float = 60.0,
+    bot_delay: float = 0.0,
+    bot_budget: float | None = None,
+    bot_workers: int = 1,
+    inline_bots: tuple[str, ...] = ("random",),
+    bot_modules: tuple[str, ...] = (),
+    fallback_bot: str | None = None,
+    rate: float = 20.0,
+    burst: float = 40.0,
+    rest_rate: float = 50.0,
+    rest_burst: float = 500.0,
+    hello_timeout: float = 30.0,
+    static_dir: Path | str | None = None,
+) -> FastAPI:
+    """The server application.
+
+    ``db_url``: any SQLAlchemy URL (``sqlite:///file``, ``postgresql://...``).
+    ``grace``: seconds a disconnected seat keeps its turn before the server
+    plays the safe action for it. ``bot_delay``: seconds a server-side bot
+    waits before it acts (so people can follow the game). ``bot_workers``:
+    worker processes for searching bots; ``inline_bots`` are cheap enough to
+    run on the event loop; ``bot_modules`` are imported (here and in every
+    worker) to register more bots. ``rate``/``burst``: per-connection message rate
+    limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
+    """
+    load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
+    options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        storage = await asyncio.to_thread(Storage, db_url)
+        runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules))
+        lobby = Lobby(storage, runner, options)
+        app.state.storage, app.state.lobby = storage, lobby
+        await lobby.start()
+        try:
+            yield
+        finally:
+            lobby.close()
+            runner.close()
+            await asyncio.to_thread(storage.close)
+
+    app = FastAPI(
+        title="forsale server",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url="/api/docs",
+        openapi_url="/api/openapi.json",
+        redoc_url=None,
+    )
+    rest_limits: dict[str, RateLimit] = {}
+
+    def lobby_of(request: Request | WebSocket) -> Lobby:
+        return request.app.state.lobby  # type: ignore[no-any-return]
+
+    async def body_of(request: Request, model: type[M]) -> M:
+        raw = await request.body()
+        if len(raw) > MAX_MESSAGE_BYTES:
+            raise Refused("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
+        try:
+            data = json.loads(raw) if raw.strip() else {}
+        except ValueError as err:
+            raise Refused("bad_json", f"the request body is not valid JSON: {err}") from None
+        if not isinstance(data, dict):
+            raise Refused("bad_request", "the request body must be a JSON object")
+        try:
+            return model.model_validate(data)
+        except ValidationError as err:
+            raise Refused("bad_request", describe_validation(err)) from None
+
+    async def table_of(request: Request, table_id: str) -> Any:
+        table = await lobby_of(request).get(table_id)
+        if table is None:
+            raise Refused("not_found", f"there is no table {table_id!r}", 404)
+        return table
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in exc.errors()[:5]
+        )
+        return rest_error("bad_request", problems or "invalid request", 400)
+
+    @app.exception_handler(Refused)
+    async def _refused(_request: Request, exc: Refused) -> JSONResponse:
+        return rest_error(exc.code, str(exc), exc.status)
+
+    @app.middleware("http")
+    async def _limits(request: Request, call_next: Any) -> Any:
+        if request.method == "POST":
+            length = request.headers.get("content-length")
+            if length is not None and (not length.isdigit() or int(length) > MAX_MESSAGE_BYTES):
+                return rest_error("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
+            host = request.client.host if request.client else "?"
+            bucket = rest_limits.get(host)
+            if bucket is None:
+                if len(rest_limits) > 10000:
+                    rest_limits.clear()
+                bucket = rest_limits[host] = RateLimit(rest_rate, rest_burst)
+            if not bucket.allow():
+                return rest_error("rate_limited", "too many requests; slow down", 429)
+        return await call_next(request)
+
+    # -- REST -----------------------------------------------------------------
+    @app.get("/api/health")
+    async def health(request: Request) -> dict[str, Any]:
+        lobby = lobby_of(request)
+        storage: Storage = request.app.state.storage
+        return {
+            "status": "ok",
+            "version": __version__,
+            "database": storage.backend,
+            "tables": sum(1 for t in lobby.tables.values() if t.status != "over"),
+        }
+
+    @app.get("/api/bots")
+    async def bots() -> dict[str, Any]:
+        return {"bots": describe_agents(), "default": default_bot(), "names": agent_names()}
+
+    @app.get("/api/rulesets")
+    async def rulesets() -> dict[str, Any]:
+        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"]}
+
+    @app.get("/api/tables")
+    async def list_tables(request: Request, status: str = "open", limit: int = 50) -> dict[str, Any]:
+        lobby = lobby_of(request)
+        if status == "over":
+            return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
+        if status not in ("open", "all"):
+            raise Refused("bad_request", "status must be open, all or over")
+        tables = lobby.listing()
+        if status == "open":
+            tables = [t for t in tables if t["status"] == "waiting"]
+        return {"tables": tables[: max(1, min(limit, 500))]}
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(request: Request) -> dict[str, Any]:
+        return await lobby_of(request).create(await body_of(request, CreateTable))
+
+    @app.post("/api/solo", status_code=201)
+    async def solo(request: Request) -> dict[str, Any]:
+        return await lobby_of(request).solo(await body_of(request, Solo))
+
+    @app.get("/api/tables/{table_id}")
+    async def get_table(request: Request, table_id: str) -> dict[str, Any]:
+        table = await table_of(request, table_id)
+        return {"table": table.info(), "result": table.result()}
+
+    @app.post("/api/tables/{table_id}/join")
+    async def join(request: Request, table_id: str) -> dict[str, Any]:
+        body = await body_of(request, Join)
+        table = await table_of(request, table_id)
+        seat, token = await table.join(body.seat, body.name)
+        return {"table": table.info(), "seat": seat, "token": token}
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(request: Request, table_id: str) -> dict[str, Any]:
+        body = await body_of(request, TokenBody)
+        table = await table_of(request, table_id)
+        seat = table.seat_for_token(body.token)
+        if seat is None:
+            raise Refused("bad_token", "this token holds no seat at this table", 403)
+        await table.leave(seat)
+        return {"table": table.info()}
+
+    @app.post("/api/tables/{table_id}/settings")
+    async def settings(request: Request, table_id: str) -> dict[str, Any]:
+        body = await body_of(request, Settings)
+        table = await table_of(request, table_id)
+        if not table.is_creator(body.creator_token):
+            raise Refused("bad_token", "only the table's creator may change its settings", 403)
+        if body.memory_aid is not None:
+            await table.set_memory_aid(body.memory_aid)
+        return {"table": table.info()}
+
+    @app.get("/api/tables/{table_id}/view")
+    async def seat_view(request: Request, table_id: str, token: str | None = None) -> dict[str, Any]:
+        """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
+        table = await table_of(request, table_id)
+        seat = None
+        if token is not None:
+            seat = table.seat_for_token(token)
+            if seat is None:
+                raise Refused("bad_token", "this token holds no seat at this table", 403)
+        return table.snapshot("state", seat)
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(request: Request, table_id: str) -> JSONResponse:
+        table = await table_of(request, table_id)
+        return JSONResponse(
+            table.record(),
+            headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
+        )
+
+    @app.get("/api/tables/{table_id}/replay")
+    async def replay(request: Request, table_id: str) -> dict[str, Any]:
+        table = await table_of(request, table_id)
+        return table.replay()  # type: ignore[no-any-return]
+
+    # -- WebSocket ---------------------------------------------------------------
+    @app.websocket("/ws/tables/{table_id}")
+    async def play(ws: WebSocket, table_id: str) -> None:
+        lobby = lobby_of(ws)
+        await ws.accept()
+        conn = Conn(ws)
+        sender = asyncio.create_task(conn.pump())
+        table = await lobby.get(table_id) if len(table_id) <= 32 else None
+        limit = RateLimit(rate, burst)
+        strikes = 0
+        try:
+            if table is None:
+                conn.send(error("not_found", f"there is no table {table_id!r}"))
+                conn.close()
+                await sender
+                await ws.close(code=4404)
+                return
+            while not conn.closed:
+                try:
+                    timeout = None if conn.hello else hello_timeout
+                    frame = await asyncio.wait_for(ws.receive(), timeout)
+                except TimeoutError:
+                    conn.send(error("timeout", f"say hello within {hello_timeout:g} seconds"))
+                    break
+                if frame["type"] == "websocket.disconnect":
+                    break
+                if not limit.allow():
+                    strikes += 1
+                    if strikes > 200:
+                        conn.send(error("rate_limited", "too many messages; closing the connection"))
+                        break
+                    conn.send(error("rate_limited", f"too many messages: at most {rate:g} a second"))
+                    continue
+                text = frame.get("text")
+                if text is None:
+                    conn.send(error("bad_message", "send JSON text frames, not binary ones"))
+                    continue
+                if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
+                    conn.send(error("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
+                    continue
+                await handle(conn, table, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if table is not None:
+                table.detach(conn)
+            conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, 5)
+            sender.cancel()
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    async def handle(conn: Conn, table: Any, text: str) -> None:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            conn.send(error("bad_json", f"not valid JSON: {err}"))
+            return
+        msg_id = data.get("id") if isinstance(data, dict) else None
+        if (
+            not isinstance(msg_id, str | int)
+            or isinstance(msg_id, bool)
+            or (isinstance(msg_id, str) and len(msg_id) > 64)
+        ):
+            msg_id = None
+        try:
+            msg = parse_client_message(data)
+        except ValueError as err:
+            conn.send(error("bad_message", str(err), msg_id))
+            return
+        if isinstance(msg, Ping):
+            conn.send({"type": "pong", "id": msg.id, "time": int(time.time() * 1000)})
+            return
+        if isinstance(msg, Hello):
+            if conn.hello:
+                conn.send(error("bad_message", "this connection has already said hello", msg.id))
+                return
+            seat = None
+            if msg.token is not None:
+                seat = table.seat_for_token(msg.token)
+                if seat is None:
+                    conn.send(
+                        error(
+                            "bad_token",
+                            "this token holds no seat at this table; say hello without a token to watch",
+                            msg.id,
+                        )
+                    )
+                    return
+            table.attach(conn, seat)
+            return
+        if not conn.hello:
+            conn.send(error("hello_first", 'say {"type": "hello", "token": ...} first', msg.id))
+            return
+        if isinstance(msg, Leave):
+            if conn.seat is None:
+                conn.send(error("not_seated", "spectators hold no seat to leave", msg.id))
+                return
+            await table.leave(conn.seat)
+            conn.send({"type": "left", "id": msg.id})
+            return
+        assert isinstance(msg, Act)
+        if conn.seat is None:
+            conn.send(error("not_seated", "spectators cannot act; join a seat to play", msg.id))
+            return
+        try:
+            await table.act(conn.seat, to_action(msg.action), "player", conn, msg.id)
+        except Refused as refused:
+            conn.send(error(refused.code, str(refused), msg.id))
+
+    static = Path(static_dir) if static_dir is not None else STATIC_DIR
+    if static.is_dir():
+        app.mount("/", StaticFiles(directory=static, html=True), name="web")
+    return app

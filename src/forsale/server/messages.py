@@ -1,0 +1,155 @@
+"""Every message the server accepts, as strict pydantic models (docs/protocol.md).
+
+Incoming JSON is validated here before anything else looks at it: unknown
+message types, unknown keys, wrong types (``"3"`` or ``3.0`` or ``true`` for a
+bid) are refused with a message that says what was expected. Outgoing
+messages are plain dicts built in :mod:`forsale.server.tables` from the
+engine's per-seat views.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
+
+from ..actions import PASS, Action, bid
+from ..actions import Sell as _Sell
+
+MAX_MESSAGE_BYTES = 64 * 1024
+"""Larger WebSocket messages and request bodies are refused."""
+
+Name = Annotated[StrictStr, Field(min_length=1, max_length=40)]
+MessageId = Annotated[StrictStr | StrictInt, Field(union_mode="left_to_right")] | None
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# -- actions -------------------------------------------------------------------
+class BidAction(_Strict):
+    bid: Annotated[StrictInt, Field(ge=1, le=1000)]
+
+
+class PassAction(_Strict):
+    pass_: Literal[True] = Field(alias="pass")
+
+
+class SellAction(_Strict):
+    sell: Annotated[StrictInt, Field(ge=1, le=30)]
+
+
+ActionModel = BidAction | PassAction | SellAction
+
+
+def to_action(model: ActionModel) -> Action:
+    if isinstance(model, BidAction):
+        return bid(model.bid)
+    if isinstance(model, PassAction):
+        return PASS
+    return _Sell(model.sell)
+
+
+# -- WebSocket: client -> server ---------------------------------------------------
+class Hello(_Strict):
+    """Open the session: a seat token to play that seat, no token (or null) to watch."""
+
+    type: Literal["hello"]
+    token: Annotated[StrictStr, Field(max_length=200)] | None = None
+    id: MessageId = None
+
+
+class Act(_Strict):
+    type: Literal["act"]
+    action: ActionModel
+    id: MessageId = None
+
+
+class Ping(_Strict):
+    type: Literal["ping"]
+    id: MessageId = None
+
+
+class Leave(_Strict):
+    type: Literal["leave"]
+    id: MessageId = None
+
+
+ClientMessage = Annotated[Hello | Act | Ping | Leave, Field(discriminator="type")]
+_client_message: TypeAdapter[Hello | Act | Ping | Leave] = TypeAdapter(ClientMessage)
+CLIENT_TYPES = ("hello", "act", "ping", "leave")
+
+
+def parse_client_message(data: Any) -> Hello | Act | Ping | Leave:
+    """Validate one decoded JSON value; raise ``ValueError`` with a readable message."""
+    if not isinstance(data, dict):
+        raise ValueError('a message must be a JSON object such as {"type": "ping"}')
+    kind = data.get("type")
+    if kind not in CLIENT_TYPES:
+        raise ValueError(f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}")
+    try:
+        return _client_message.validate_python(data)
+    except ValidationError as error:
+        raise ValueError(describe_validation(error)) from None
+
+
+def describe_validation(error: ValidationError) -> str:
+    """``action.bid: Input should be a valid integer`` - one line per problem, no input echoed back."""
+    parts = []
+    for problem in error.errors(include_url=False, include_input=False)[:5]:
+        where = ".".join(str(p) for p in problem["loc"] if not str(p).endswith("Action")) or "message"
+        parts.append(f"{where}: {problem['msg']}")
+    return "; ".join(parts)
+
+
+# -- REST bodies ---------------------------------------------------------------
+class Knobs(_Strict):
+    starting_coins: Annotated[StrictInt, Field(ge=0, le=1000)]
+    removed: Annotated[StrictInt, Field(ge=0, le=29)]
+    refund: Literal["down", "up"] = "down"
+
+
+RulesSpec = Annotated[StrictStr, Field(max_length=40)] | Knobs | None
+BotSpec = Annotated[StrictStr, Field(min_length=1, max_length=100)]
+TimeLimit = Annotated[float, Field(ge=1, le=3600)] | None
+
+
+class CreateTable(_Strict):
+    """``seats[i]``: ``"human"`` (or null) for a seat people join, else a bot spec such as ``"medium"``."""
+
+    model_config = ConfigDict(extra="forbid", strict=False)
+    name: Name | None = None
+    players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
+    rules: RulesSpec = None
+    seats: list[BotSpec | None] | None = None
+    time_limit: TimeLimit = None
+    memory_aid: StrictBool = True
+    private: StrictBool = False
+    join: StrictBool = False
+    player_name: Name | None = None
+
+
+class Solo(_Strict):
+    model_config = ConfigDict(extra="forbid", strict=False)
+    players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
+    bot: BotSpec | None = None
+    bots: list[BotSpec] | None = None
+    rules: RulesSpec = None
+    time_limit: TimeLimit = None
+    memory_aid: StrictBool = True
+    player_name: Name | None = None
+
+
+class Join(_Strict):
+    seat: Annotated[StrictInt, Field(ge=0, le=5)] | None = None
+    name: Name | None = None
+
+
+class TokenBody(_Strict):
+    token: Annotated[StrictStr, Field(max_length=200)]
+
+
+class Settings(_Strict):
+    creator_token: Annotated[StrictStr, Field(max_length=200)]
+    memory_aid: StrictBool | None = None

@@ -1,0 +1,445 @@
+"""Durable storage: tables, seats and an append-only event log per game (SQLAlchemy 2 Core).
+
+The same code runs on SQLite and PostgreSQL. Every database call goes
+through one writer thread (:class:`Storage`), for three reasons:
+
+- the event loop never blocks on disk or network I/O;
+- SQLite allows one writer at a time anyway, so one thread avoids "database
+  is locked" retries;
+- calls that arrive while a transaction commits are grouped into the next
+  transaction (group commit), so many tables acting at once cost one commit,
+  not one each. Each caller still learns whether *its* write committed: if a
+  group fails, its calls are retried one transaction each.
+
+An accepted action is acknowledged only after the transaction holding its
+event has committed, so a ``kill -9`` never loses an acknowledged move. On
+SQLite the database runs in WAL mode with ``synchronous=NORMAL``: a committed
+transaction survives the death of the process (not necessarily a power cut).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Connection,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+log = logging.getLogger("forsale.server")
+
+T = TypeVar("T")
+
+metadata = MetaData()
+
+games = Table(
+    "forsale_games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("status", String(16), nullable=False, index=True),  # waiting | playing | over
+    Column("players", Integer, nullable=False),
+    Column("config", JSON, nullable=False),  # rules, time_limit, memory_aid, private
+    Column("deal", JSON, nullable=False),  # houses, cheques, first, removed_houses, removed_cheques
+    Column("creator_hash", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+    Column("result", JSON, nullable=True),  # scores, winners (finished games)
+)
+
+seats = Table(
+    "forsale_seats",
+    metadata,
+    Column("game_id", String(32), ForeignKey("forsale_games.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(8), nullable=False),  # open | human | bot
+    Column("name", String(100), nullable=False),
+    Column("bot", String(100), nullable=True),
+    Column("token_hash", String(64), nullable=True),
+)
+
+events = Table(
+    "forsale_events",
+    metadata,
+    Column("game_id", String(32), ForeignKey("forsale_games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),  # 1, 2, 3, ... per game, no gaps
+    Column("seat", Integer, nullable=False),
+    Column("action", JSON, nullable=False),  # {"bid": b} | {"pass": true} | {"sell": h}
+    Column("source", String(16), nullable=False),  # player | bot | clock | away
+    Column("at", Float, nullable=False),
+)
+
+
+def hash_token(token: str) -> str:
+    """Tokens are stored hashed: a copy of the database does not let anyone act for a seat."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def normalize_url(url: str) -> str:
+    """Accept plain ``postgresql://`` URLs: use psycopg 3, the driver the server extra installs."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def make_engine(url: str) -> Engine:
+    url = normalize_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        memory = parsed.database in (None, "", ":memory:")
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 30},
+            poolclass=StaticPool if memory else None,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=2)
+
+
+@dataclass
+class StoredSeat:
+    seat: int
+    kind: str
+    name: str
+    bot: str | None
+    token_hash: str | None
+
+
+@dataclass
+class StoredGame:
+    """One game as the database holds it: enough to rebuild it exactly."""
+
+    id: str
+    name: str
+    status: str
+    players: int
+    config: dict[str, Any]
+    deal: dict[str, Any]
+    creator_hash: str
+    created_at: float
+    finished_at: float | None
+    result: dict[str, Any] | None
+    seats: list[StoredSeat] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Storage:
+    """The database behind the server; every call runs on its writer thread."""
+
+    def __init__(self, url: str) -> None:
+        self.url = normalize_url(url)
+        self.backend = make_url(self.url).get_backend_name()
+        self.engine = make_engine(self.url)
+        metadata.create_all(self.engine)
+        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="forsale-db-writer", daemon=True)
+        self._thread.start()
+        self.commits = 0
+        self.calls = 0
+
+    # -- the writer thread ---------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < 512:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stop = True
+                    break
+                batch.append(more)
+            self._run_batch(batch)
+            if stop:
+                return
+
+    def _run_batch(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]) -> None:
+        live = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
+        if not live:
+            return
+        try:
+            with self.engine.begin() as conn:
+                results: list[Any] = []
+                i = 0
+                while i < len(live):
+                    fn = live[i][0]
+                    if isinstance(fn, Append):
+                        # Consecutive appends (from many tables at once) go in as one executemany.
+                        j = i
+                        while j < len(live) and isinstance(live[j][0], Append):
+                            j += 1
+                        group = [live[k][0] for k in range(i, j)]
+                        self._insert_events(conn, [a.row for a in group])  # type: ignore[attr-defined]
+                        for a in group:
+                            a.finish(conn)  # type: ignore[attr-defined]
+                        results.extend([None] * (j - i))
+                        i = j
+                    else:
+                        results.append(fn(conn))
+                        i += 1
+        except Exception:
+            if len(live) == 1:
+                fn, fut = live[0]
+                self._run_one(fn, fut)
+                return
+            # One call spoiled the group: give each call its own transaction.
+            for fn, fut in live:
+                self._run_one(fn, fut)
+            return
+        self.commits += 1
+        self.calls += len(live)
+        for (_, fut), value in zip(live, results):
+            fut.set_result(value)
+
+    def _run_one(self, fn: Callable[[Connection], Any], fut: concurrent.futures.Future[Any]) -> None:
+        try:
+            with self.engine.begin() as conn:
+                value = fn(conn)
+        except Exception as error:
+            fut.set_exception(error)
+        else:
+            self.commits += 1
+            self.calls += 1
+            fut.set_result(value)
+
+    def _insert_events(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+        """The hot path: one ``executemany`` on the driver's own cursor, inside the same transaction.
+
+        SQLAlchemy's statement machinery costs more than the insert itself on
+        SQLite; the JSON column is written as the same JSON text SQLAlchemy
+        would write (it reads it back through its JSON type).
+        """
+        values = [(r["game_id"], r["seq"], r["seat"], json.dumps(r["action"]), r["source"], r["at"]) for r in rows]
+        if self.backend == "sqlite":
+            sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (?, ?, ?, ?, ?, ?)"
+        elif self.backend == "postgresql" and make_url(self.url).get_driver_name() == "psycopg":
+            sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (%s, %s, %s, %s::json, %s, %s)"
+        else:  # any other database: the portable way
+            conn.execute(_INSERT_EVENT, rows)
+            return
+        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.executemany(sql, values)
+        finally:
+            cursor.close()
+
+    # -- calling it ----------------------------------------------------------
+    def submit(self, fn: Callable[[Connection], T]) -> concurrent.futures.Future[T]:
+        fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._queue.put((fn, fut))
+        return fut
+
+    async def run(self, fn: Callable[[Connection], T]) -> T:
+        """Run ``fn(connection)`` in a transaction on the writer thread; return once committed."""
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def call(self, fn: Callable[[Connection], T]) -> T:
+        """The blocking form of :meth:`run` (start-up, tests)."""
+        return self.submit(fn).result()
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+        self.engine.dispose()
+
+    # -- operations (each returns a function of a connection) ----------------
+    @staticmethod
+    def op_create_game(game: StoredGame) -> Callable[[Connection], None]:
+        def fn(conn: Connection) -> None:
+            conn.execute(
+                insert(games).values(
+                    id=game.id,
+                    name=game.name,
+                    status=game.status,
+                    players=game.players,
+                    config=game.config,
+                    deal=game.deal,
+                    creator_hash=game.creator_hash,
+                    created_at=game.created_at,
+                    updated_at=game.created_at,
+                    finished_at=None,
+                    result=None,
+                )
+            )
+            conn.execute(
+                insert(seats),
+                [
+                    {
+                        "game_id": game.id,
+                        "seat": s.seat,
+                        "kind": s.kind,
+                        "name": s.name,
+                        "bot": s.bot,
+                        "token_hash": s.token_hash,
+                    }
+                    for s in game.seats
+                ],
+            )
+
+        return fn
+
+    @staticmethod
+    def op_update_seat(game_id: str, seat: StoredSeat, status: str | None = None) -> Callable[[Connection], None]:
+        def fn(conn: Connection) -> None:
+            conn.execute(
+                update(seats)
+                .where(seats.c.game_id == game_id, seats.c.seat == seat.seat)
+                .values(kind=seat.kind, name=seat.name, bot=seat.bot, token_hash=seat.token_hash)
+            )
+            values: dict[str, Any] = {"updated_at": time.time()}
+            if status is not None:
+                values["status"] = status
+            conn.execute(update(games).where(games.c.id == game_id).values(**values))
+
+        return fn
+
+    @staticmethod
+    def op_update_game(game_id: str, **values: Any) -> Callable[[Connection], None]:
+        def fn(conn: Connection) -> None:
+            conn.execute(update(games).where(games.c.id == game_id).values(updated_at=time.time(), **values))
+
+        return fn
+
+    @staticmethod
+    def op_append(
+        game_id: str,
+        seq: int,
+        seat: int,
+        action: dict[str, Any],
+        source: str,
+        finished: dict[str, Any] | None = None,
+    ) -> Append:
+        """Append one event; if it ends the game, mark the game over in the same transaction."""
+        return Append(
+            {"game_id": game_id, "seq": seq, "seat": seat, "action": action, "source": source, "at": time.time()},
+            finished,
+        )
+
+    @staticmethod
+    def op_load(game_id: str) -> Callable[[Connection], StoredGame | None]:
+        def fn(conn: Connection) -> StoredGame | None:
+            row = conn.execute(select(games).where(games.c.id == game_id)).mappings().first()
+            if row is None:
+                return None
+            return _load_rest(conn, row)
+
+        return fn
+
+    @staticmethod
+    def op_load_unfinished() -> Callable[[Connection], list[StoredGame]]:
+        def fn(conn: Connection) -> list[StoredGame]:
+            rows = conn.execute(select(games).where(games.c.status != "over").order_by(games.c.created_at)).mappings()
+            return [_load_rest(conn, row) for row in rows.all()]
+
+        return fn
+
+    @staticmethod
+    def op_list_finished(limit: int) -> Callable[[Connection], list[dict[str, Any]]]:
+        def fn(conn: Connection) -> list[dict[str, Any]]:
+            rows = conn.execute(
+                select(games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
+                .where(games.c.status == "over")
+                .order_by(games.c.finished_at.desc())
+                .limit(limit)
+            ).mappings()
+            out = []
+            for row in rows.all():
+                names = conn.execute(
+                    select(seats.c.name).where(seats.c.game_id == row["id"]).order_by(seats.c.seat)
+                ).scalars()
+                out.append({**dict(row), "names": list(names)})
+            return out
+
+        return fn
+
+
+_INSERT_EVENT = insert(events)
+
+
+class Append:
+    """An event to append (a callable like the other operations, but batched by the writer)."""
+
+    __slots__ = ("row", "finished")
+
+    def __init__(self, row: dict[str, Any], finished: dict[str, Any] | None) -> None:
+        self.row = row
+        self.finished = finished
+
+    def finish(self, conn: Connection) -> None:
+        if self.finished is not None:
+            now = self.row["at"]
+            conn.execute(
+                update(games)
+                .where(games.c.id == self.row["game_id"])
+                .values(status="over", finished_at=now, updated_at=now, result=self.finished)
+            )
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(_INSERT_EVENT, [self.row])
+        self.finish(conn)
+
+
+def _load_rest(conn: Connection, row: Any) -> StoredGame:
+    game = StoredGame(
+        id=row["id"],
+        name=row["name"],
+        status=row["status"],
+        players=row["players"],
+        config=row["config"],
+        deal=row["deal"],
+        creator_hash=row["creator_hash"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        result=row["result"],
+    )
+    for s in conn.execute(select(seats).where(seats.c.game_id == game.id).order_by(seats.c.seat)).mappings():
+        game.seats.append(StoredSeat(s["seat"], s["kind"], s["name"], s["bot"], s["token_hash"]))
+    for e in conn.execute(select(events).where(events.c.game_id == game.id).order_by(events.c.seq)).mappings():
+        game.events.append(
+            {"seq": e["seq"], "seat": e["seat"], "action": e["action"], "source": e["source"], "at": e["at"]}
+        )
+    return game

@@ -1,0 +1,815 @@
+"""Live tables: seats, connections, clocks, bots, and the one path every action takes.
+
+An action - from a person, a bot, or a clock running out - goes through
+:meth:`LiveTable.act`, under the table's lock:
+
+1. it is checked against the acting seat's **view** (never the state), so the
+   error a client gets says only what that seat may know;
+2. its event is appended to the database and committed;
+3. only then is the state advanced, the actor acknowledged, and every
+   connection sent its own snapshot, built from ``view(state, seat)`` (or
+   the spectator view).
+
+Nothing else sends game information to clients, so the hidden-information
+guarantee rests on :mod:`forsale.view` alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fastapi import WebSocket
+
+from ..actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
+from ..errors import ForSaleError
+from ..record import to_record
+from ..rules import Ruleset
+from ..state import Deal, State, play_moves
+from ..view import View, action_to_json, spectator_view, view
+from .botrunner import BotRunner, default_bot, validate_spec
+from .messages import CreateTable, Solo
+from .storage import Storage, StoredGame, StoredSeat, hash_token
+
+log = logging.getLogger("forsale.server")
+
+TOKEN_BYTES = 24
+"""Seat and creator tokens: 192 random bits from :mod:`secrets` (the issue asks for at least 128)."""
+
+
+try:  # orjson serialises snapshots several times faster; the standard library is the fallback
+    import orjson
+
+    def dumps(message: dict[str, Any]) -> str:
+        return orjson.dumps(message).decode()
+
+except ImportError:  # pragma: no cover - orjson is part of the server extra
+
+    def dumps(message: dict[str, Any]) -> str:
+        return json.dumps(message, separators=(",", ":"))
+
+
+class Refused(Exception):
+    """A request the server turns down; ``code`` is machine-readable, the message is for people."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    if "bid" in data:
+        return bid(data["bid"])
+    if "sell" in data:
+        return SELLS[data["sell"]]
+    return PASS
+
+
+def safe_action(v: View) -> Action:
+    """What the clock plays for an absent seat: pass in an auction, the lowest house in a sale."""
+    legal = v.legal_actions()
+    if v.phase == "auction":
+        return PASS
+    return min(legal, key=lambda a: a.house)  # type: ignore[union-attr]
+
+
+def explain(v: View, action: Action) -> tuple[str, str]:
+    """Why the viewing seat may not take ``action``, from its view only: ``(code, message)``."""
+    if v.phase == "over":
+        return "game_over", "the game is over"
+    kind = action.__class__
+    if v.phase == "auction":
+        if kind is Sell:
+            return "illegal", "houses are sold in the sale phase; now is an auction: bid or pass"
+        if v.turn != v.seat:
+            return "not_your_turn", f"it is seat {v.turn}'s turn to bid or pass, not yours"
+        coins = v.coins[v.seat]  # type: ignore[index]
+        amount = action.amount  # type: ignore[union-attr]
+        if amount > coins:
+            return "illegal", f"you bid {amount} but hold {coins} coins"
+        return "illegal", f"the high bid is {v.high}: bid at least {v.high + 1} or pass"
+    if kind is not Sell:
+        return "illegal", "the auctions are over: choose a house from your hand to sell"
+    if v.committed[v.seat]:  # type: ignore[index]
+        return "not_your_turn", "you have already chosen a house this sale round; wait for the others"
+    held = ", ".join(map(str, v.hand))
+    return "illegal", f"you hold houses {held}; house {action.house} is not yours to sell"  # type: ignore[union-attr]
+
+
+def result_of(v: View) -> dict[str, Any]:
+    """Scores and winners of a finished game, from its public view (highest score, then most coins)."""
+    scores = list(v.scores())
+    key = list(zip(scores, v.coins))
+    best = max(key)
+    return {"scores": scores, "coins": list(v.coins), "winners": [s for s, k in enumerate(key) if k == best]}
+
+
+class Conn:
+    """One WebSocket session: who it is and a queue of outgoing text frames.
+
+    Messages are queued, not awaited, so one slow client never slows its table;
+    a client that lets more than ``max_queue`` messages pile up is cut off.
+    """
+
+    def __init__(self, ws: WebSocket | None, max_queue: int = 2000) -> None:
+        self.ws = ws
+        self.seat: int | None = None
+        self.table: LiveTable | None = None
+        self.hello = False
+        self.max_queue = max_queue
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() >= self.max_queue:
+            log.warning("closing a connection that does not read its messages")
+            self.close()
+            return
+        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    async def pump(self) -> None:
+        """Send queued frames until closed (one task per connection)."""
+        assert self.ws is not None
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                return
+            try:
+                await self.ws.send_text(text)
+            except Exception:  # the client went away mid-send: stop queueing for it
+                self.closed = True
+                return
+
+
+@dataclass
+class Seat:
+    index: int
+    kind: str  # open | human | bot
+    name: str
+    bot: str | None = None
+    token_hash: str | None = None
+    conns: set[Conn] = field(default_factory=set)
+    away_since: float | None = None  # monotonic time the last connection dropped
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "seat": self.index,
+            "kind": self.kind,
+            "name": self.name,
+            "bot": self.bot,
+            "connected": self.kind == "bot" or bool(self.conns),
+        }
+
+    def stored(self) -> StoredSeat:
+        return StoredSeat(self.index, self.kind, self.name, self.bot, self.token_hash)
+
+
+@dataclass
+class Options:
+    """Server-wide settings for tables (see :func:`forsale.server.app.create_app`)."""
+
+    grace: float = 60.0
+    bot_delay: float = 0.0
+    bot_budget: float | None = None
+    fallback_bot: str | None = None
+
+
+class LiveTable:
+    """One table in memory: its game, seats, connections, clock and bots."""
+
+    def __init__(self, stored: StoredGame, lobby: Lobby) -> None:
+        self.id = stored.id
+        self.name = stored.name
+        self.lobby = lobby
+        self.storage = lobby.storage
+        self.options = lobby.options
+        self.config = stored.config
+        self.created_at = stored.created_at
+        self.finished_at = stored.finished_at
+        self.creator_hash = stored.creator_hash
+        self.status = stored.status
+        rules = Ruleset.parse(stored.config["rules"], stored.players)
+        d = stored.deal
+        self.state = State(
+            rules,
+            Deal(d["houses"], d["cheques"], d["first"], d.get("removed_houses", ()), d.get("removed_cheques", ())),
+        )
+        for e in stored.events:
+            self.state.push(e["seat"], action_from_json(e["action"]))
+        self.seq = len(stored.events)
+        self.seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in stored.seats]
+        self.spectators: set[Conn] = set()
+        self.lock = asyncio.Lock()
+        self.deadlines: dict[int, float] = {}
+        self._turn_key: tuple[Any, ...] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._thinking: set[int] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._views: dict[int | None, View] = {}
+        self._json: dict[int | None, dict[str, Any]] = {}
+        self._views_seq = -1
+        self.closed = False
+        now = time.monotonic()
+        for seat in self.seats:
+            if seat.kind == "human":
+                seat.away_since = now  # nobody is connected yet (a fresh start or a restart)
+
+    # -- settings ------------------------------------------------------------
+    @property
+    def time_limit(self) -> float | None:
+        return self.config.get("time_limit")
+
+    @property
+    def memory_aid(self) -> bool:
+        return bool(self.config.get("memory_aid", True))
+
+    @property
+    def private(self) -> bool:
+        return bool(self.config.get("private", False))
+
+    # -- what clients see ----------------------------------------------------
+    def info(self) -> dict[str, Any]:
+        """The table as the lobby shows it (no game secrets: rules, seats, settings, status)."""
+        rules = self.state.rules
+        return {
+            "id": self.id,
+            "name": self.name,
+            "status": self.status,
+            "players": self.state.n,
+            "rules": rules.to_json(),
+            "rules_text": rules.describe(),
+            "seats": [s.public() for s in self.seats],
+            "open_seats": [s.index for s in self.seats if s.kind == "open"],
+            "time_limit": self.time_limit,
+            "grace": self.options.grace,
+            "memory_aid": self.memory_aid,
+            "private": self.private,
+            "spectators": len(self.spectators),
+            "created_at": self.created_at,
+            "seq": self.seq,
+        }
+
+    def clock(self) -> dict[str, Any]:
+        """Each seat's deadline (epoch milliseconds), when a clock or an absence will act for it."""
+        now_wall, now_mono = time.time(), time.monotonic()
+        out: dict[str, int] = {}
+        for s, when in self._effective_deadlines().items():
+            out[str(s)] = int((now_wall + (when - now_mono)) * 1000)
+        return {
+            "time_limit": self.time_limit,
+            "grace": self.options.grace,
+            "deadlines": out,
+            "now": int(now_wall * 1000),
+        }
+
+    def view_of(self, seat: int | None) -> View:
+        """``view(state, seat)``, computed once per seat and action (it is the costliest step).
+
+        Outside sale rounds a seat's view differs from the spectator view only
+        in its ``seat`` field (``my_commit``, the one private field, is empty
+        then), so it is the spectator view with the seat set: one
+        :func:`view` per action instead of one per seat. In sale rounds every
+        seat's view is computed by :func:`view` itself. Deriving from the
+        *public* view can only ever show less, never more; the leak test checks
+        that the result equals ``view(state, seat)`` exactly.
+        """
+        if self._views_seq != self.seq:
+            self._views.clear()
+            self._json.clear()
+            self._views_seq = self.seq
+        v = self._views.get(seat)
+        if v is None:
+            if seat is None or self.state.phase == "sale":
+                v = view(self.state, seat)
+            else:
+                v = replace(self.view_of(None), seat=seat)
+            self._views[seat] = v
+        return v
+
+    def view_json(self, seat: int | None) -> dict[str, Any]:
+        """The view as JSON; per-seat JSON outside sale rounds patches the spectator's (same reasoning)."""
+        if self._views_seq != self.seq:
+            self._views.clear()
+            self._json.clear()
+            self._views_seq = self.seq
+        out = self._json.get(seat)
+        if out is None:
+            if seat is None or self.state.phase == "sale":
+                out = self.view_of(seat).to_json()
+            elif seat == self.state.current_seat:  # the one seat with legal actions
+                legal = [action_to_json(a) for a in self.view_of(seat).legal_actions()]
+                out = {**self.view_json(None), "seat": seat, "legal": legal}
+            else:  # a seat not to act: the public view, its seat set, nothing legal
+                out = {**self.view_json(None), "seat": seat, "legal": []}
+            self._json[seat] = out
+        return out
+
+    def result(self) -> dict[str, Any] | None:
+        if not self.state.is_over:
+            return None
+        return {**result_of(self.view_of(None)), "record": f"/api/tables/{self.id}/record"}
+
+    def snapshot(self, kind: str, seat: int | None, event: dict[str, Any] | None = None) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "type": kind,
+            "table": self.id,
+            "seq": self.seq,
+            "status": self.status,
+            "seat": seat,
+        }
+        if kind == "welcome":
+            message["info"] = self.info()
+        else:
+            message["event"] = event
+        message["view"] = self.view_json(seat)
+        message["clock"] = self.clock()
+        message["result"] = self.result()
+        return message
+
+    def broadcast_state(self, event: dict[str, Any] | None) -> None:
+        """Send every connection its own snapshot: one view per seat, one for all spectators."""
+        for seat in self.seats:
+            if seat.conns:
+                text = dumps(self.snapshot("state", seat.index, event))
+                for conn in seat.conns:
+                    conn.send(text)
+        if self.spectators:
+            text = dumps(self.snapshot("state", None, event))
+            for conn in self.spectators:
+                conn.send(text)
+
+    def broadcast_info(self) -> None:
+        text = dumps({"type": "table", "table": self.id, "info": self.info(), "clock": self.clock()})
+        for conn in self.connections():
+            conn.send(text)
+
+    def connections(self) -> list[Conn]:
+        return [c for s in self.seats for c in s.conns] + list(self.spectators)
+
+    # -- seats -----------------------------------------------------------------
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        for seat in self.seats:
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+                return seat.index
+        return None
+
+    def is_creator(self, token: str) -> bool:
+        return secrets.compare_digest(self.creator_hash, hash_token(token))
+
+    async def join(self, index: int | None, name: str | None) -> tuple[int, str]:
+        """Take a free seat (the lowest if ``index`` is None); returns ``(seat, token)``."""
+        async with self.lock:
+            if self.status == "over":
+                raise Refused("game_over", "the game is over; there is no seat to take", 409)
+            if index is None:
+                free = [s.index for s in self.seats if s.kind == "open"]
+                if not free:
+                    raise Refused("table_full", "every seat at this table is taken; you can watch instead", 409)
+                index = free[0]
+            if not 0 <= index < len(self.seats):
+                raise Refused("no_such_seat", f"this table has seats 0 to {len(self.seats) - 1}", 404)
+            seat = self.seats[index]
+            if seat.kind != "open":
+                raise Refused("seat_taken", f"seat {index} is taken; free seats: {self._free_text()}", 409)
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            seat.kind, seat.name, seat.token_hash = "human", name or f"Player {index + 1}", hash_token(token)
+            seat.away_since = time.monotonic()
+            starts = self.status == "waiting" and all(s.kind != "open" for s in self.seats)
+            await self.storage.run(Storage.op_update_seat(self.id, seat.stored(), "playing" if starts else None))
+            if starts:
+                self.status = "playing"
+            self.broadcast_info()
+            if starts:
+                self._changed({"kind": "start"})
+            return index, token
+
+    def _free_text(self) -> str:
+        free = [str(s.index) for s in self.seats if s.kind == "open"]
+        return ", ".join(free) if free else "none"
+
+    async def leave(self, index: int) -> None:
+        """Give a seat up: before the game it becomes free again; during it, a bot plays it."""
+        async with self.lock:
+            seat = self.seats[index]
+            if seat.kind != "human":
+                return
+            if self.status == "over":
+                raise Refused("game_over", "the game is over; there is nothing to leave", 409)
+            if self.status == "waiting":
+                seat.kind, seat.name, seat.token_hash = "open", f"Seat {index + 1}", None
+            else:
+                seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
+                seat.name = f"{seat.name} (left; bot)"
+            await self.storage.run(Storage.op_update_seat(self.id, seat.stored()))
+            for conn in list(seat.conns):
+                conn.seat = None
+                self.spectators.add(conn)
+            seat.conns.clear()
+            seat.away_since = None
+            self.broadcast_info()
+            self._schedule()
+
+    async def set_memory_aid(self, allowed: bool) -> None:
+        async with self.lock:
+            self.config = {**self.config, "memory_aid": allowed}
+            await self.storage.run(Storage.op_update_game(self.id, config=self.config))
+            self.broadcast_info()
+
+    def attach(self, conn: Conn, index: int | None) -> None:
+        conn.table, conn.seat, conn.hello = self, index, True
+        if index is None:
+            self.spectators.add(conn)
+        else:
+            seat = self.seats[index]
+            seat.conns.add(conn)
+            seat.away_since = None
+        conn.send(self.snapshot("welcome", index))
+        self.broadcast_info()
+        self._schedule()
+
+    def detach(self, conn: Conn) -> None:
+        if conn.table is not self:
+            return
+        conn.table = None
+        if conn.seat is None:
+            self.spectators.discard(conn)
+        else:
+            seat = self.seats[conn.seat]
+            seat.conns.discard(conn)
+            if not seat.conns and seat.kind == "human":
+                seat.away_since = time.monotonic()
+        if not self.closed:
+            self.broadcast_info()
+            self._schedule()
+            if self.status == "over" and not self.connections():
+                self.lobby.forget(self)
+
+    # -- acting ------------------------------------------------------------------
+    async def act(self, index: int, action: Action, source: str, conn: Conn | None = None, msg_id: Any = None) -> int:
+        """Check, persist, apply and announce one action (see the module docstring)."""
+        async with self.lock:
+            if self.status == "waiting":
+                raise Refused("not_started", f"the game starts when every seat is taken (free: {self._free_text()})")
+            v = self.view_of(index)
+            if action not in v.legal_actions():
+                code, message = explain(v, action)
+                raise Refused(code, message)
+            new = self.state.apply(index, action)
+            seq = self.seq + 1
+            finished = result_of(spectator_view(new)) if new.is_over else None
+            await self.storage.run(Storage.op_append(self.id, seq, index, action_to_json(action), source, finished))
+            resolved = len(new.moves) > len(self.state.moves) and action.__class__ is Sell
+            self.state, self.seq = new, seq
+            if finished is not None:
+                self.status = "over"
+                self.finished_at = time.time()
+            if conn is not None:
+                conn.send({"type": "ack", "id": msg_id, "seq": seq})
+            self._changed(self._event(index, action, source, resolved))
+            return seq
+
+    def _event(self, index: int, action: Action, source: str, resolved: bool) -> dict[str, Any]:
+        """The public description of an accepted action (a sale choice names no house until the reveal)."""
+        kind = action.__class__
+        event: dict[str, Any] = {"seq": self.seq, "seat": index, "source": source}
+        if kind is Bid:
+            event.update(kind="bid", amount=action.amount)  # type: ignore[union-attr]
+        elif kind is Pass:
+            event["kind"] = "pass"
+        else:
+            event["kind"] = "commit"
+            if resolved:  # every seat has chosen: the round is revealed, in the public history too
+                event["reveal"] = list(self.state.moves[-1][1])
+        return event
+
+    def _changed(self, event: dict[str, Any]) -> None:
+        if self.status == "over":
+            self.broadcast_state(event)
+            self._cancel_timer()
+            self.lobby.finished(self)
+            return
+        # Schedule first: the new turn's deadlines must be in the snapshots that announce the turn,
+        # or a page cannot show the countdown until some later message. (Bots only start thinking
+        # once this returns: _schedule spawns tasks, it does not run them.)
+        self._schedule()
+        self.broadcast_state(event)
+
+    # -- clocks and bots -------------------------------------------------------------
+    def _to_act(self) -> tuple[int, ...]:
+        return self.state.seats_to_act() if self.status == "playing" else ()
+
+    def _effective_deadlines(self) -> dict[int, float]:
+        """Seat -> monotonic time at which the server acts for it (move clock or absence)."""
+        out: dict[int, float] = {}
+        for s in self._to_act():
+            seat = self.seats[s]
+            if seat.kind != "human":
+                continue
+            when = self.deadlines.get(s)
+            if seat.away_since is not None:
+                away = seat.away_since + self.options.grace
+                when = away if when is None else min(when, away)
+            if when is not None:
+                out[s] = when
+        return out
+
+    def _schedule(self) -> None:
+        """After any change: reset move clocks for a new turn, arm the timer, wake the bots."""
+        if self.closed or self.status != "playing":
+            return
+        state = self.state
+        to_act = self._to_act()
+        key = ("auction", len(state.moves)) if state.phase == "auction" else ("sale", state.round)
+        now = time.monotonic()
+        if key != self._turn_key:
+            self._turn_key = key
+            limit = self.time_limit
+            self.deadlines = {s: now + limit for s in to_act} if limit else {}
+        else:
+            self.deadlines = {s: t for s, t in self.deadlines.items() if s in to_act}
+        self._cancel_timer()
+        due = self._effective_deadlines()
+        if due:
+            delay = max(0.0, min(due.values()) - now)
+            self._timer = asyncio.get_running_loop().call_later(delay, self._spawn, self._on_clock)
+        for s in to_act:
+            if self.seats[s].kind == "bot" and s not in self._thinking:
+                self._thinking.add(s)
+                self._spawn(lambda s=s: self._bot_move(s))
+
+    def _spawn(self, factory: Callable[[], Any]) -> None:
+        task = asyncio.get_running_loop().create_task(factory())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _on_clock(self) -> None:
+        """Play the safe action for every seat whose clock (or absence) has run out."""
+        now = time.monotonic()
+        for s, when in sorted(self._effective_deadlines().items()):
+            if when <= now + 0.001:
+                seat = self.seats[s]
+                source = (
+                    "away" if seat.away_since is not None and seat.away_since + self.options.grace <= now else "clock"
+                )
+                with contextlib.suppress(Refused):
+                    await self.act(s, safe_action(self.view_of(s)), source)
+        self._schedule()
+
+    async def _bot_move(self, s: int) -> None:
+        try:
+            if self.options.bot_delay:
+                await asyncio.sleep(self.options.bot_delay)
+            seat = self.seats[s]
+            if self.closed or s not in self._to_act() or seat.bot is None:
+                return
+            v = self.view_of(s)
+            try:
+                action = await self.lobby.runner.act(seat.bot, v, secrets.randbits(64), self.options.bot_budget)
+            except Exception:
+                log.exception("bot %s at table %s seat %d failed; playing the safe action", seat.bot, self.id, s)
+                action = safe_action(v)
+            if self.closed:
+                return
+            try:
+                await self.act(s, action, "bot")
+            except Refused as refused:
+                if s in self._to_act():
+                    log.warning(
+                        "bot %s at table %s seat %d: %s; playing the safe action", seat.bot, self.id, s, refused
+                    )
+                    await self.act(s, safe_action(self.view_of(s)), "bot")
+        except Refused:
+            pass
+        except Exception:
+            log.exception("bot move failed at table %s seat %d", self.id, s)
+        finally:
+            self._thinking.discard(s)
+            if not self.closed and s in self._to_act() and self.seats[s].kind == "bot":
+                self._schedule()
+
+    def close(self) -> None:
+        self.closed = True
+        self._cancel_timer()
+        for task in list(self._tasks):
+            task.cancel()
+        for conn in self.connections():
+            conn.close()
+
+    # -- records -----------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        """The ``forsale-record/1`` record (finished games only: it holds the whole deal)."""
+        if not self.state.is_over:
+            raise Refused("not_finished", "the record is available once the game is over", 409)
+        return to_record(
+            self.state,
+            players=[s.name for s in self.seats],
+            table=self.id,
+            bots={str(s.index): s.bot for s in self.seats if s.bot},
+            finished_at=self.finished_at,
+        )
+
+    def replay(self) -> dict[str, Any]:
+        """The record and the public view after each of its moves, for a replay viewer."""
+        record = self.record()
+        state = State(self.state.rules, self.state.deal)
+        frames = [spectator_view(state).to_json()]
+        for move in self.state.moves:
+            play_moves(state, [move])
+            frames.append(spectator_view(state).to_json())
+        return {"record": record, "frames": frames}
+
+
+class Lobby:
+    """Every table this server knows: live ones in memory, finished ones loaded on demand."""
+
+    def __init__(self, storage: Storage, runner: BotRunner, options: Options) -> None:
+        self.storage = storage
+        self.runner = runner
+        self.options = options
+        self.tables: dict[str, LiveTable] = {}
+        self._finished: OrderedDict[str, LiveTable] = OrderedDict()
+
+    def fallback_bot(self) -> str:
+        return self.options.fallback_bot or default_bot()
+
+    async def start(self) -> int:
+        """Resume every unfinished game from the database; returns how many."""
+        stored = await self.storage.run(Storage.op_load_unfinished())
+        for game in stored:
+            try:
+                table = LiveTable(game, self)
+            except Exception:  # a damaged game must not keep the others from resuming
+                log.exception("table %s could not be rebuilt from its event log; it stays offline", game.id)
+                continue
+            self.tables[table.id] = table
+            if table.status == "playing":
+                table._schedule()
+        if stored:
+            log.info("resumed %d unfinished tables", len(stored))
+        return len(stored)
+
+    def close(self) -> None:
+        for table in list(self.tables.values()) + list(self._finished.values()):
+            table.close()
+
+    def finished(self, table: LiveTable) -> None:
+        """A game ended: keep it live while people look at it; it is reloaded from the database later."""
+        self._finished[table.id] = table
+        while len(self._finished) > 200:
+            old_id, old = self._finished.popitem(last=False)
+            if not old.connections():
+                self.tables.pop(old_id, None)
+
+    def forget(self, table: LiveTable) -> None:
+        """Drop a finished table nobody watches, unless it is among the recent ones kept at hand."""
+        if table.id not in self._finished:
+            self.tables.pop(table.id, None)
+
+    async def get(self, table_id: str) -> LiveTable | None:
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        if len(table_id) > 32:
+            return None
+        stored = await self.storage.run(Storage.op_load(table_id))
+        if stored is None:
+            return None
+        table = self.tables.get(table_id)  # loaded meanwhile by another request
+        if table is None:
+            table = LiveTable(stored, self)
+            self.tables[table_id] = table
+            if table.status == "over":
+                self.finished(table)
+        return table
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [t.info() for t in self.tables.values() if t.status != "over" and not t.private]
+
+    async def finished_games(self, limit: int) -> list[dict[str, Any]]:
+        rows = await self.storage.run(Storage.op_list_finished(limit))
+        return [
+            {
+                "id": r["id"],
+                "name": r["name"],
+                "players": r["players"],
+                "names": r["names"],
+                "rules": r["config"].get("rules"),
+                "finished_at": r["finished_at"],
+                **(r["result"] or {}),
+                "record": f"/api/tables/{r['id']}/record",
+            }
+            for r in rows
+        ]
+
+    async def create(self, body: CreateTable) -> dict[str, Any]:
+        """Create a table (see ``POST /api/tables``); the creator gets a token to manage it."""
+        n = body.players
+        rules_spec = body.rules.model_dump() if hasattr(body.rules, "model_dump") else body.rules  # type: ignore[union-attr]
+        try:
+            rules = Ruleset.parse(rules_spec, n)
+        except ForSaleError as error:
+            raise Refused("bad_rules", str(error)) from None
+        specs = list(body.seats) if body.seats is not None else [None] * n
+        if len(specs) != n:
+            raise Refused("bad_seats", f"seats lists {len(specs)} entries for a table of {n}")
+        for i, spec in enumerate(specs):
+            if spec is not None and spec != "human":
+                try:
+                    validate_spec(spec)
+                except ValueError as error:
+                    raise Refused("bad_bot", f"seat {i}: {error}") from None
+        humans = [i for i, spec in enumerate(specs) if spec in (None, "human")]
+        if body.join and not humans:
+            raise Refused("bad_seats", "join asks for a seat, but every seat is a bot")
+        creator_token = secrets.token_urlsafe(TOKEN_BYTES)
+        seat_token: str | None = None
+        seats: list[StoredSeat] = []
+        for i, spec in enumerate(specs):
+            if spec not in (None, "human"):
+                seats.append(StoredSeat(i, "bot", f"{spec.split(':')[0]} bot", spec, None))  # type: ignore[union-attr]
+            elif body.join and i == humans[0]:
+                seat_token = secrets.token_urlsafe(TOKEN_BYTES)
+                seats.append(StoredSeat(i, "human", body.player_name or "You", None, hash_token(seat_token)))
+            else:
+                seats.append(StoredSeat(i, "open", f"Seat {i + 1}", None, None))
+        deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
+        now = time.time()
+        game = StoredGame(
+            id=secrets.token_urlsafe(6),
+            name=body.name or f"Table of {n}",
+            status="playing" if all(s.kind != "open" for s in seats) else "waiting",
+            players=n,
+            config={
+                "rules": rules.to_json(),
+                "time_limit": body.time_limit,
+                "memory_aid": body.memory_aid,
+                "private": body.private,
+            },
+            deal={
+                "houses": list(deal.houses),
+                "cheques": list(deal.cheques),
+                "first": deal.first,
+                "removed_houses": list(deal.removed_houses),
+                "removed_cheques": list(deal.removed_cheques),
+            },
+            creator_hash=hash_token(creator_token),
+            created_at=now,
+            finished_at=None,
+            result=None,
+            seats=seats,
+        )
+        await self.storage.run(Storage.op_create_game(game))
+        table = LiveTable(game, self)
+        self.tables[table.id] = table
+        if table.status == "playing":
+            table._schedule()
+        out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
+        if seat_token is not None:
+            out.update(seat=humans[0], token=seat_token)
+        return out
+
+    async def solo(self, body: Solo) -> dict[str, Any]:
+        """One person at seat 0, bots everywhere else, the game under way at once."""
+        n = body.players
+        if body.bots is not None:
+            if len(body.bots) != n - 1:
+                raise Refused("bad_seats", f"bots lists {len(body.bots)} bots; a table of {n} needs {n - 1}")
+            bots: list[str | None] = list(body.bots)
+        else:
+            bots = [body.bot or default_bot()] * (n - 1)
+        return await self.create(
+            CreateTable(
+                name="Solo game",
+                players=n,
+                rules=body.rules,
+                seats=[None, *bots],
+                time_limit=body.time_limit,
+                memory_aid=body.memory_aid,
+                private=True,
+                join=True,
+                player_name=body.player_name,
+            )
+        )

@@ -1,0 +1,158 @@
+// Talking to the server: the lobby's REST calls and the table's WebSocket.
+// Every path and message shape of docs/protocol.md that the page uses is here.
+
+async function call(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message = (data && (data.detail?.message || data.message || data.detail || data.error?.message || data.error)) || `${response.status} ${response.statusText}`;
+    throw new Error(typeof message === "string" ? message : JSON.stringify(message));
+  }
+  return data;
+}
+
+export const api = {
+  health: () => call("GET", "/api/health"),
+  bots: () => call("GET", "/api/bots"),
+  rulesets: () => call("GET", "/api/rulesets"),
+  solo: (body) => call("POST", "/api/solo", body),
+  create: (body) => call("POST", "/api/tables", body),
+  tables: () => call("GET", "/api/tables"),
+  table: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}`),
+  join: (id, body) => call("POST", `/api/tables/${encodeURIComponent(id)}/join`, body),
+  leave: (id, token) => call("POST", `/api/tables/${encodeURIComponent(id)}/leave`, { token }),
+  settings: (id, body) => call("POST", `/api/tables/${encodeURIComponent(id)}/settings`, body),
+  finished: (limit = 20) => call("GET", `/api/tables?status=over&limit=${limit}`),
+  playing: () => call("GET", "/api/tables?status=all"),
+  record: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/record`),
+  replay: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/replay`),
+  recordUrl: (id) => `/api/tables/${encodeURIComponent(id)}/record`,
+};
+
+// Seat tokens live in localStorage so a reload (or a new tab) takes the seat back.
+const KEY = "forsale.seats";
+
+function loadSeats() {
+  try {
+    return JSON.parse(localStorage.getItem(KEY) || "{}");
+  } catch {
+    return {};
+  }
+}
+
+export const seats = {
+  get(tableId) {
+    return loadSeats()[tableId] || null;
+  },
+  put(tableId, entry) {
+    const all = loadSeats();
+    all[tableId] = { ...(all[tableId] || {}), ...entry };
+    localStorage.setItem(KEY, JSON.stringify(all));
+  },
+  drop(tableId) {
+    const all = loadSeats();
+    delete all[tableId];
+    localStorage.setItem(KEY, JSON.stringify(all));
+  },
+  all: loadSeats,
+};
+
+export function playerName() {
+  return localStorage.getItem("forsale.name") || "";
+}
+
+export function savePlayerName(name) {
+  if (name) localStorage.setItem("forsale.name", name);
+}
+
+/**
+ * A table's WebSocket that reconnects by itself: a dropped connection is
+ * retried with a growing pause, and every (re)connection starts with a hello
+ * carrying the seat token, so the server answers with a fresh snapshot.
+ */
+export class Connection {
+  constructor(tableId, token, { onMessage, onStatus }) {
+    this.tableId = tableId;
+    this.token = token;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus;
+    this.closed = false;
+    this.retry = 0;
+    this.nextId = 1;
+    this.ws = null;
+    this.timer = null;
+    this.pinger = null;
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(this.tableId)}`;
+  }
+
+  open() {
+    if (this.closed) return;
+    this.onStatus("connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      if (this.ws !== ws) return; // closed by the page while connecting
+      this.retry = 0;
+      ws.send(JSON.stringify({ type: "hello", token: this.token || null }));
+      this.onStatus("open");
+      clearInterval(this.pinger);
+      this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
+    });
+    ws.addEventListener("message", (event) => {
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.onMessage(msg);
+    });
+    ws.addEventListener("close", (event) => {
+      clearInterval(this.pinger);
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed || event.code === 4401 || event.code === 4404) {
+        this.onStatus(this.closed ? "closed" : "refused", event);
+        return;
+      }
+      this.onStatus("lost");
+      const pause = Math.min(5000, 300 * 2 ** this.retry++);
+      this.timer = setTimeout(() => this.open(), pause);
+    });
+    // An "error" event is always followed by "close", which does the retrying.
+    ws.addEventListener("error", () => {});
+  }
+
+  /** Send a message; returns its id, or null when not connected. */
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return null;
+    const id = this.nextId++;
+    this.ws.send(JSON.stringify({ ...msg, id }));
+    return id;
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    const ws = this.ws;
+    this.ws = null;
+    if (!ws) return;
+    // Closing a socket that is still connecting makes the browser log an error: close it once open.
+    if (ws.readyState === WebSocket.CONNECTING) ws.addEventListener("open", () => ws.close(1000));
+    else ws.close(1000);
+  }
+}

@@ -1,0 +1,243 @@
+// The table drawn from a "scene": the same drawing for a live game (from a
+// seat's view) and for the replay viewer (from the public fold of a record).
+//
+// scene = { n, names, badges[], me (seat|null), phase, round, rounds, coins[],
+//   hands[], cheques[], table[], roundTable[], taken[{seat,house,paid}],
+//   bids[], active[], high, turn, committed[], myCommit, lastSale, lastTake,
+//   reveal (bool: animate lastSale), showAll (bool: every seat's coins and hand),
+//   offline[] }
+import { backCard, bidChip, chequeCard, coinStack, houseCard } from "./cards.js";
+import { h, k, money, plural } from "./format.js";
+
+/** A scene from a view (`View.to_json()`) and the fold's state after the same moves. */
+export function sceneFromView(v, { names, badges, offline, me, foldState, reveal, showAll }) {
+  return {
+    n: v.players,
+    names,
+    badges: badges || names.map(() => ""),
+    offline: offline || names.map(() => false),
+    me,
+    phase: v.phase,
+    round: v.round,
+    rounds: v.rounds,
+    coins: v.coins,
+    hands: v.hands,
+    cheques: v.cheques_won,
+    table: v.table,
+    roundTable: v.phase === "auction" ? v.auction_tables[v.round] : v.table,
+    taken: v.phase === "auction" ? v.takes.filter((t) => t.round === v.round).map((t) => ({ seat: t.seat, house: t.house, paid: t.paid })) : [],
+    bids: v.bids,
+    active: v.active,
+    high: v.high,
+    turn: v.turn,
+    committed: v.committed,
+    myCommit: v.my_commit,
+    lastSale: foldState ? foldState.lastSale : null,
+    lastTake: foldState ? foldState.lastTake : null,
+    reveal: !!reveal,
+    showAll: !!showAll,
+    scores: v.scores,
+  };
+}
+
+/** "Ann (you)" for your own seat, but not "You (you)". */
+function myLabel(scene, s) {
+  const name = scene.names[s];
+  return s === scene.me && name.toLowerCase() !== "you" ? `${name} (you)` : name;
+}
+
+export function seatName(scene, seat) {
+  return seat === scene.me ? "You" : scene.names[seat];
+}
+
+function seatStatus(scene, s) {
+  if (scene.phase === "auction") {
+    if (!scene.active[s]) {
+      const t = scene.taken.find((x) => x.seat === s);
+      return h("span.took", null, t ? `passed · took ${t.house}${t.paid ? ` for ${k(t.paid)}` : ""}` : "passed");
+    }
+    const parts = [];
+    if (scene.bids[s] > 0) parts.push(bidChip(scene.bids[s]));
+    if (scene.turn === s) parts.push(s === scene.me ? h("strong", null, "your turn") : h("span.waiting-dots", null, "to bid"));
+    else if (scene.bids[s] === 0) parts.push(h("span", null, "no bid yet"));
+    else if (scene.bids[s] === scene.high) parts.push(h("span", null, "highest"));
+    return parts;
+  }
+  if (scene.phase === "sale") {
+    if (scene.replay) return h("span", null, `${plural(scene.hands[s].length, "house")} left to sell`);
+    if (scene.committed && scene.committed[s]) return h("span", null, "✓ has chosen");
+    return h("span.waiting-dots", null, s === scene.me ? "choose a house" : "choosing");
+  }
+  return h("span", null, scene.scores ? `${scene.scores[s]}k in all` : "");
+}
+
+function seatPanel(scene, s) {
+  const classes = ["seat"];
+  if (scene.phase === "auction" && scene.turn === s) classes.push("turn");
+  if (scene.phase === "sale" && !scene.replay && scene.committed && !scene.committed[s]) classes.push("turn");
+  if (s === scene.me) classes.push("me");
+  if (scene.phase === "auction" && !scene.active[s]) classes.push("passed");
+  if (scene.offline && scene.offline[s]) classes.push("offline");
+  const known = [];
+  const hand = scene.hands[s];
+  if (scene.showAll || s === scene.me) {
+    known.push(h("div.known", null, `coins ${money(scene.coins[s])}`));
+    // Your own hand is drawn large in your corner; here it would only repeat it.
+    if (hand.length && s !== scene.me) known.push(h("div.mini", { "aria-label": `houses of ${scene.names[s]}` }, hand.map((x) => houseCard(x, { small: true }))));
+  }
+  if (!(scene.showAll && s !== scene.me)) known.push(h("div.known", null, `${plural(hand.length, "house")} in hand`));
+  if (scene.cheques[s].length) {
+    known.push(
+      scene.showAll || s === scene.me || scene.phase === "over"
+        ? h("div.known", null, `cheques ${scene.cheques[s].map((c) => k(c)).join(" ")}`)
+        : h("div.known", null, plural(scene.cheques[s].length, "cheque")),
+    );
+  }
+  return h(
+    `div.${classes.join(".")}`,
+    { dataset: { seat: s }, "aria-label": `seat ${s + 1}: ${scene.names[s]}` },
+    h("div.name", null, h("span.nm", { title: scene.names[s] }, myLabel(scene, s)), scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null),
+    h("div.status", { "aria-live": "off" }, seatStatus(scene, s)),
+    known,
+  );
+}
+
+export function seatsRow(scene) {
+  const order = [];
+  for (let i = 0; i < scene.n; i++) order.push(i);
+  return h("section.seats", { "aria-label": "players" }, order.map((s) => seatPanel(scene, s)));
+}
+
+/** The reveal of a sale round: each seat's house flips over, then its cheque slides in. */
+export function revealRow(scene, sales, animate) {
+  const row = h("div.reveal", { "aria-label": "the houses just sold" });
+  sales.forEach((x, i) => {
+    const pair = h(
+      "div.pair",
+      { style: `--i:${animate ? i : 0}` },
+      h("span", null, seatName(scene, x.seat)),
+      h("div.flip", null, houseCard(x.house, { small: true })),
+      chequeCard(x.cheque, { small: true }),
+    );
+    if (!animate) pair.classList.add("still");
+    row.append(pair);
+  });
+  return row;
+}
+
+export function felt(scene, extra) {
+  const el = h("section.felt", { "aria-label": "the table" });
+  if (scene.phase === "auction") {
+    const left = new Set(scene.table);
+    const takenBy = new Map(scene.taken.map((t) => [t.house, t]));
+    el.append(
+      h("div.headline", null, `Auction ${scene.round + 1} of ${scene.rounds} · `, h("strong", null, "houses for sale")),
+      h(
+        "div.offer",
+        { "aria-label": "houses on offer" },
+        scene.roundTable.map((house, i) => {
+          const t = takenBy.get(house);
+          const slot = h("div.slot", { style: `--i:${i}` }, houseCard(house), h("span.who", null, t ? `${seatName(scene, t.seat)}` : ""));
+          if (!left.has(house)) slot.classList.add("gone");
+          return slot;
+        }),
+      ),
+    );
+    const holder = scene.high > 0 ? scene.bids.findIndex((b, s) => b === scene.high && scene.active[s]) : -1;
+    el.append(
+      h(
+        "div.sub",
+        { "aria-live": "polite" },
+        scene.high > 0 ? ["Highest bid ", bidChip(scene.high), ` by ${seatName(scene, holder)}`] : "No bid yet",
+        scene.turn !== null && scene.turn !== undefined ? ` · ${seatName(scene, scene.turn)} ${scene.turn === scene.me ? "are" : "is"} to bid` : "",
+      ),
+    );
+    if (scene.lastSale) el.append(revealRow(scene, scene.lastSale, scene.reveal));
+  } else if (scene.phase === "sale") {
+    el.append(
+      h("div.headline", null, `Sale ${scene.round + 1} of ${scene.rounds} · `, h("strong", null, "cheques on the table")),
+      h("div.offer", { "aria-label": "cheques on offer" }, scene.table.map((c) => h("div.slot", null, chequeCard(c)))),
+    );
+    const waiting = [];
+    for (let s = 0; s < scene.n; s++) if (!scene.committed[s]) waiting.push(s);
+    if (scene.committed && !scene.replay) {
+      const chosen = [];
+      for (let s = 0; s < scene.n; s++) {
+        chosen.push(
+          h("div.pair", null, h("span", null, seatName(scene, s)),
+            scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: `${scene.names[s]} has chosen` })) : h("div.card.small.placeholder", { "aria-label": "still choosing" })),
+        );
+      }
+      el.append(h("div.reveal.chosen", { "aria-label": "choices so far" }, chosen));
+    }
+    if (scene.lastSale) {
+      el.append(h("div.sub", null, "Last sale:"), revealRow(scene, scene.lastSale, scene.reveal));
+    } else if (scene.lastTake) {
+      el.append(h("div.sub", null, lastTakeText(scene)));
+    }
+  } else {
+    if (scene.lastSale) el.append(h("div.sub", null, "The last sale:"), revealRow(scene, scene.lastSale, scene.reveal));
+  }
+  if (scene.phase === "auction" && scene.lastTake && !scene.taken.length) {
+    el.append(h("div.sub", null, lastTakeText(scene)));
+  }
+  if (extra) el.append(extra);
+  return el;
+}
+
+function lastTakeText(scene) {
+  return scene.lastTake
+    .map((t) => `${seatName(scene, t.seat)} took ${t.house}${t.paid ? ` for ${k(t.paid)}` : ""}`)
+    .join("; ");
+}
+
+/** The results of a finished game: a table of scores and the tie-break in words. */
+export function resultsTable(scene, winners) {
+  const rows = [];
+  const order = scene.scores.map((_, s) => s).sort((a, b) => scene.scores[b] - scene.scores[a] || scene.coins[b] - scene.coins[a]);
+  for (const s of order) {
+    const cheques = scene.cheques[s].reduce((a, b) => a + b, 0);
+    rows.push(
+      h(
+        `tr${winners.includes(s) ? ".winner" : ""}`,
+        { dataset: { seat: s } },
+        h("td", null, winners.includes(s) ? h("span.star", { "aria-label": "winner" }, "★ ") : "", seatName(scene, s)),
+        h("td", null, money(cheques)),
+        h("td", null, money(scene.coins[s])),
+        h("td.score", null, money(scene.scores[s])),
+      ),
+    );
+  }
+  return h(
+    "table.results",
+    null,
+    h("thead", null, h("tr", null, h("th", null, "Player"), h("th", null, "Cheques"), h("th", null, "Coins left"), h("th", null, "Total"))),
+    h("tbody", null, rows),
+  );
+}
+
+/** Your own corner: coins, hand, cheques won. `handCard(house)` may make the cards choosable. */
+export function myArea(scene, { handCard, actions, prompt } = {}) {
+  const s = scene.me;
+  const hand = scene.hands[s];
+  return h(
+    "section.me-area",
+    { "aria-label": "you" },
+    h(
+      "div.top",
+      null,
+      h("h2", null, myLabel(scene, s)),
+      coinStack(scene.coins[s]),
+    ),
+    prompt || null,
+    h(
+      "div.hand",
+      { "aria-label": "your houses" },
+      hand.length ? hand.map((x) => (handCard ? handCard(x) : houseCard(x))) : h("span.empty", null, scene.phase === "auction" && scene.round === 0 ? "Your houses will appear here." : "No houses in hand."),
+    ),
+    scene.cheques[s].length
+      ? h("div.won", { "aria-label": "your cheques" }, "Your cheques: ", scene.cheques[s].map((c) => chequeCard(c, { small: true })))
+      : null,
+    actions || null,
+  );
+}

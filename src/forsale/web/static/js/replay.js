@@ -1,0 +1,161 @@
+// The replay viewer: a finished game, move by move (forward, back, jump to a round).
+//
+// Games from this server come with the engine's public view after every move
+// (`GET /api/tables/{id}/replay`); a record file opened from disk is folded
+// here from its deal and moves (ledger.js). Everything is public once a game
+// is over, so every seat's coins and hand are shown.
+import { api } from "./api.js";
+import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
+import { distinctNames, h } from "./format.js";
+import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
+import { describe } from "./story.js";
+
+export function showReplay(ctx, id) {
+  const root = h("div.replay");
+  ctx.app.replaceChildren(root, h("p.empty", null, "Loading the game…"));
+  let alive = true;
+  let keyHandler = null;
+
+  async function load() {
+    if (id === "file" || !id) {
+      const text = sessionStorage.getItem("forsale.replay");
+      if (!text) throw new Error("open a record file from the lobby to replay it");
+      return { record: JSON.parse(text), frames: null };
+    }
+    return api.replay(id);
+  }
+
+  load()
+    .then((data) => alive && start(data))
+    .catch((e) => {
+      if (alive) ctx.app.replaceChildren(h("p.error-box", { role: "alert" }, `Cannot replay this game: ${e.message}. `, h("a", { href: "#/" }, "Back to the lobby")));
+    });
+
+  function start({ record, frames }) {
+    const setup = setupFromRecord(record);
+    const folded = fold(setup);
+    const total = setup.moves.length;
+    const names = distinctNames(setup.names);
+    const bots = record.bots || {};
+    const badges = names.map((_, s) => (bots[String(s)] ? `bot · ${bots[String(s)]}` : ""));
+    let step = total;
+    let lastShown = -1;
+
+    // The step at which each round begins, for "jump to round".
+    const marks = [{ label: "A1", title: "the deal: auction round 1", step: 0 }];
+    folded.events.forEach((evs, i) => {
+      for (const ev of evs) {
+        if (ev.kind === "round") marks.push({ label: `${ev.phase === "auction" ? "A" : "S"}${ev.round + 1}`, title: `${ev.phase} round ${ev.round + 1}`, step: i + 1 });
+        if (ev.kind === "end") marks.push({ label: "End", step: i + 1 });
+      }
+    });
+
+    function viewAt(i) {
+      if (frames) return frames[i];
+      // A record file: build the public view's fields from the fold.
+      const st = folded.states[i];
+      return {
+        players: setup.n,
+        phase: st.phase,
+        round: st.round,
+        rounds: st.rounds,
+        coins: st.coins,
+        hands: st.hands,
+        cheques_won: st.cheques,
+        table: st.table,
+        auction_tables: setup.auctionTables,
+        takes: [],
+        bids: st.bids.map((b) => Math.max(0, b)),
+        active: st.active,
+        high: st.high,
+        turn: st.phase === "auction" ? st.turn : null,
+        committed: Array(setup.n).fill(false),
+        my_commit: null,
+        scores: st.coins.map((c, s) => c + st.cheques[s].reduce((a, b) => a + b, 0)),
+        _taken: st.taken,
+      };
+    }
+
+    const slider = h("input", { type: "range", min: 0, max: total, value: step, id: "replay-slider", "aria-label": "move" });
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    const counter = h("span", { id: "replay-step", "aria-live": "polite" });
+    const btn = (label, title, fn, id) => h("button.btn", { type: "button", title, "aria-label": title, onclick: fn, id }, label);
+    const controls = h(
+      "div.replay-controls.panel",
+      null,
+      btn("◀◀", "the start (Home)", () => go(0), "replay-start"),
+      btn("◀", "one move back (left arrow)", () => go(step - 1), "replay-back"),
+      btn("▶", "one move forward (right arrow)", () => go(step + 1), "replay-forward"),
+      btn("▶▶", "the end (End)", () => go(total), "replay-end"),
+      slider,
+      counter,
+    );
+    const roundsNav = h("nav.rounds-nav", { "aria-label": "jump to a round", id: "replay-rounds" });
+    const stage = h("div.board", { id: "replay-stage" });
+    const caption = h("p.caption.panel", { id: "replay-caption", "aria-live": "polite" });
+    const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, "Download record") : null;
+    root.replaceChildren(
+      h("div.panel", null, h("h2", null, `Replay: ${names.join(", ")}`), h("div.end-actions", { style: "justify-content:flex-start" }, record_link, h("a.btn.quiet", { href: "#/" }, "Lobby"))),
+      controls,
+      roundsNav,
+      caption,
+      stage,
+    );
+    ctx.app.replaceChildren(root);
+    ctx.setInfo(`Replay · ${typeof record.rules === "string" ? record.rules : "custom rules"} · ${total} moves`);
+
+    function go(i) {
+      step = Math.max(0, Math.min(total, i));
+      draw();
+    }
+
+    function draw() {
+      const v = viewAt(step);
+      const st = folded.states[step];
+      const sc = sceneFromView(v, { names, badges, me: null, foldState: st, reveal: step !== lastShown && step > 0 && !!setup.moves[step - 1]?.sell, showAll: true });
+      if (!frames) sc.taken = v._taken;
+      sc.replay = true; // a sale round is shown whole: no "still choosing" between its moves
+      lastShown = step;
+      slider.value = step;
+      counter.textContent = `move ${step} of ${total}`;
+      const evs = step === 0 ? folded.opening : folded.events[step - 1];
+      caption.textContent = evs.map((ev) => describe(ev, (s) => names[s], st.rounds).text).join(" ");
+      let extra = null;
+      if (st.phase === "over") {
+        const win = winners(sc.scores, sc.coins);
+        extra = h("div.end", null, h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, names)), resultsTable(sc, win));
+      }
+      stage.replaceChildren(seatsRow(sc), felt(sc, extra));
+      let here = 0;
+      marks.forEach((mk, j) => {
+        if (mk.step <= step) here = j;
+      });
+      roundsNav.replaceChildren(
+        ...marks.map((mk, j) =>
+          h(`button.btn${j === here ? ".here" : ""}`, { type: "button", title: mk.title || mk.label, "aria-current": j === here ? "step" : null, onclick: () => go(mk.step), dataset: { step: mk.step } }, mk.label),
+        ),
+      );
+      for (const b of controls.querySelectorAll("button")) {
+        const t = b.id;
+        b.disabled = (step === 0 && (t === "replay-start" || t === "replay-back")) || (step === total && (t === "replay-end" || t === "replay-forward"));
+      }
+    }
+
+    keyHandler = (event) => {
+      if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
+      if (event.key === "ArrowRight") go(step + 1);
+      else if (event.key === "ArrowLeft") go(step - 1);
+      else if (event.key === "Home") go(0);
+      else if (event.key === "End") go(total);
+      else return;
+      event.preventDefault();
+    };
+    document.addEventListener("keydown", keyHandler);
+    draw();
+  }
+
+  return () => {
+    alive = false;
+    if (keyHandler) document.removeEventListener("keydown", keyHandler);
+  };
+}

@@ -1,0 +1,258 @@
+"""Fixtures for the browser tests: a real server (uvicorn subprocess) and Debian's Chromium.
+
+The server runs ``forsale serve`` on a free port with a temporary SQLite
+database and bots that act at once (``--bot-delay 0``), so whole games take
+seconds. Every page a test opens records its console errors and uncaught
+exceptions; a test fails if there were any. Screenshots go to
+``test-artifacts/web/`` (gitignored) for people to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """A ``forsale serve`` subprocess on ``port`` with the SQLite database ``db`` (bots act at once)."""
+
+    def __init__(self, db: Path, port: int | None = None) -> None:
+        self.db = db
+        self.port = port or _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Server:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+        log = self.db.parent / "server.log"
+        with open(log, "ab") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "forsale",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--db",
+                    f"sqlite:///{self.db}",
+                    "--bot-delay",
+                    "0",
+                    "--log-level",
+                    "warning",
+                ],
+                env=env,
+                cwd=self.db.parent,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"forsale serve exited: {log.read_text()}")
+            try:
+                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("forsale serve did not answer /api/health within 30 s")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """``kill -9``: no chance to say goodbye to anyone."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def web_server() -> Iterator[str]:
+    """The base URL of a real ``forsale serve`` with a fresh SQLite database."""
+    server = Server(Path(tempfile.mkdtemp(prefix="forsale-web-")) / "web.sqlite3").start()
+    try:
+        yield server.base
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def server_factory(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """Servers a test starts, kills and restarts itself (stopped at the end)."""
+    made: list[Server] = []
+
+    def make(port: int | None = None) -> Server:
+        server = Server(tmp_path / "own.sqlite3", port)
+        made.append(server)
+        return server
+
+    yield make
+    for server in made:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]:
+    """Open pages in fresh browser contexts (separate localStorage: separate people).
+
+    Each page's console errors and uncaught exceptions fail the test.
+    """
+    contexts = []
+    problems: list[str] = []
+
+    def make(width: int = 1200, height: int = 900, theme: str | None = None, expect: str | None = None) -> Page:
+        """A page; ``expect`` is a regex for console errors the test causes on purpose."""
+        context = browser.new_context(viewport={"width": width, "height": height}, base_url=web_server)
+        if theme:
+            context.add_init_script(f"localStorage.setItem('forsale.theme', {theme!r})")
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(15000)
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type == "error" and not (expect and re.search(expect, message.text)):
+                problems.append(f"console error: {message.text}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def shoot() -> Callable[[Page, str], Path]:
+    """``shoot(page, name)`` saves a screenshot under test-artifacts/web/ for people to look at."""
+
+    def save(page: Page, name: str, full_page: bool = True) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+    return save
+
+
+# What the page offers the seat now: "auction" (bid or pass), "sale" (choose a
+# house), "over", or false while others play. The page disables its buttons
+# the moment an action is sent, so after a click this waits for the next state.
+_MY_TURN = """() => {
+  const game = document.querySelector('.game');
+  if (!game) return false;
+  if (game.dataset.phase === 'over') return 'over';
+  if (document.querySelector('button[data-focus=pass]:not([disabled])')) return 'auction';
+  if (document.querySelector('button.card.house:not([disabled])')) return 'sale';
+  return false;
+}"""
+
+
+class Player:
+    """Plays one seat by clicking (and sometimes the keyboard), like a person would."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.turns = 0
+
+    def wait_turn(self, timeout: float = 20000) -> str:
+        return str(self.page.wait_for_function(_MY_TURN, timeout=timeout).json_value())
+
+    def moves(self) -> int:
+        return int(self.page.get_attribute(".game", "data-moves") or 0)
+
+    def play_turn(self) -> str:
+        """Wait for this seat's turn and take it; returns the phase it acted in (or "over")."""
+        phase = self.wait_turn()
+        self.act(phase)
+        return phase
+
+    def try_turn(self) -> str | bool:
+        """Take this seat's turn if it has one now; returns the phase, "over", or False."""
+        phase = self.page.evaluate(_MY_TURN)
+        if phase:
+            self.act(phase)
+        return phase
+
+    def act(self, phase: str) -> None:
+        page = self.page
+        self.turns += 1
+        # Locators, not element handles: a message from the server may redraw the table at any time.
+        if phase == "auction":
+            plus1 = page.locator("button[data-focus=plus1]:not([disabled])")
+            coins = page.evaluate("() => Number(document.querySelector('#bid-amount')?.max || 0)")
+            high = page.evaluate("() => Number(document.querySelector('#bid-amount')?.min || 1) - 1")
+            if plus1.count() and self.turns % 4 == 1 and high < 4 and coins > 8:
+                plus1.click()  # a cheap raise with the +1 button
+            elif self.turns % 4 == 3 and high < 3 and coins > 8:
+                field = page.locator("#bid-amount")  # type a bid and press Enter
+                field.fill(str(high + 2))
+                field.press("Enter")
+            elif self.turns % 2:
+                page.click("button[data-focus=pass]")
+            else:
+                page.keyboard.press("p")  # the keyboard shortcut for pass
+        elif phase == "sale":
+            cards = page.locator("button.card.house:not([disabled])")
+            cards.nth(self.turns % cards.count()).click()  # choose ...
+            page.click("button[data-focus=sell]")  # ... and confirm
+
+    def play_to_end(self, limit: int = 400) -> None:
+        for _ in range(limit):
+            if self.play_turn() == "over":
+                return
+        raise AssertionError("the game did not end")
+
+
+@pytest.fixture
+def player() -> Callable[[Page], Player]:
+    return Player
