@@ -12,6 +12,7 @@ import json
 import sys
 
 from ..record import referee
+from ._files import add_record_argument, read_record_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,17 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="referee a game record and print the result as JSON",
         description="Referee a forsale-record/1 game record. Exit 0: legal (finished or not); exit 1: illegal or malformed.",
     )
-    p.add_argument("file", help="the record file, or - for standard input")
+    add_record_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.file == "-":
-            text = sys.stdin.buffer.read()
-        else:
-            with open(args.file, "rb") as f:
-                text = f.read()
+        text = read_record_bytes(args.file)
     except OSError as error:
         status, out = 1, {"error": {"move": None, "message": f"cannot read {args.file}: {error.strerror}"}}
     else:

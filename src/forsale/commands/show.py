@@ -8,6 +8,7 @@ import sys
 
 from ..errors import RecordError
 from ..record import from_record
+from ._files import add_record_argument, read_record_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="render a game record round by round in the terminal",
         description="Render a forsale-record/1 record round by round: bids, passes, sales, final scores.",
     )
-    p.add_argument("file", help="the record file, or - for standard input")
+    add_record_argument(p)
     p.set_defaults(run=run)
 
 
@@ -29,16 +30,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"forsale show needs the tui extra (pip install 'forsale[tui]'): {error}", file=sys.stderr)
         return 2
     try:
-        if args.file == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                text = f.read()
+        text = read_record_bytes(args.file)
     except OSError as error:
         print(f"forsale show: cannot read {args.file}: {error.strerror}", file=sys.stderr)
-        return 1
-    except UnicodeDecodeError:
-        print(f"forsale show: {args.file} is not a text file", file=sys.stderr)
         return 1
     try:
         record = json.loads(text)
