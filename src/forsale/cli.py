@@ -15,6 +15,7 @@ from collections.abc import Sequence
 # Modules that each add one or more subcommands (see ``register``).
 COMMANDS = [
     "forsale.commands.replay",
+    "forsale.commands.tournament",
 ]
 
 

@@ -1,0 +1,515 @@
+"""``hard`` (and the ``easy`` / ``medium`` levels): search over deals consistent with the view.
+
+**Auction decisions** are chosen by determinized Monte Carlo: draw a full
+state consistent with the seat's view (:func:`forsale.view.sample_state`
+shuffles the houses and cheques still to come and, at 3-4 players, which
+cards were removed), apply each candidate action (pass, or raise by one) to
+a copy, and play the game out with the expert policy for every seat (the
+opponents' sale behaviour sampled from the types the expert has inferred
+for them). Every candidate sees the same sampled deals and the same
+rollout randomness (common random numbers), so their difference is
+measured, not drowned in the luck of the deal. The utility is the win
+share plus a hundredth of the score margin over the best opponent (wins
+are what count; the margin breaks ties between equally winning lines).
+
+**Sale decisions** are simultaneous: nobody sees the others' houses. Every
+hand is known by deduction, so the search samples what the opponents play
+this round from the expert's prediction of each of them (a posterior over
+sale types learnt from the sales they have made, which keeps a uniformly
+random component, so an opponent never seen before is not mispredicted
+with certainty), samples the cheques still to come, and plays the rest of
+the sale phase out. With two houses left per hand the last round is forced,
+so the choice is solved **exactly**: every combination of the opponents'
+plays and of the last round's cheques is enumerated and weighed.
+
+The time budget (``time=``, seconds of wall clock per decision) is spent
+in full unless there is only one legal action; a decision always looks at
+at least one sampled deal.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import combinations, product
+from typing import Any
+
+from ..actions import PASS, SELLS, Action, bid
+from ..rules import CHEQUES
+from ..view import View, sample_state
+from .expert import (
+    ALPHA,
+    SALE_TYPES,
+    ExpertAgent,
+    binomial_distribution,
+    order_stat_means,
+    predicted_play,
+    sale_posteriors,
+)
+from .registry import register
+
+DEFAULT_TIME = 0.2
+"""Seconds of wall clock per decision when neither ``time=`` nor a budget is given."""
+
+MARGIN_WEIGHT = 0.01
+
+
+def _utility(scores: Sequence[int], coins: Sequence[int], me: int) -> float:
+    """Win share (shared wins split, ties broken by coins as the rules say) plus a small score margin."""
+    keys = list(zip(scores, coins))
+    best = max(keys)
+    share = 1.0 / keys.count(best) if keys[me] == best else 0.0
+    others = max(s for i, s in enumerate(scores) if i != me)
+    return share + MARGIN_WEIGHT * (scores[me] - others)
+
+
+def sample_consistent_state(view: View, rng: random.Random) -> Any:
+    """:func:`forsale.view.sample_state`, completed for :meth:`State.clone` and :meth:`State.push`.
+
+    The engine's ``sample_state`` leaves two derived slots of ``State``
+    unset (``rounds`` and ``refund_down``, copies of ruleset facts), so
+    ``clone`` and pass handling fail on a sampled state; they are filled in
+    from the view's public ruleset here until the engine sets them itself.
+    """
+    state = sample_state(view, rng)
+    for slot, value in (("rounds", view.rules.rounds), ("refund_down", view.rules.refund == "down")):
+        try:
+            getattr(state, slot)
+        except AttributeError:
+            setattr(state, slot, value)
+    return state
+
+
+def _sample_kinds(posts: Sequence[dict[str, float]], me: int, rng: random.Random) -> list[str]:
+    """One sale type per seat, drawn from its posterior; the searching seat plays ``greedy``."""
+    kinds = []
+    for s, post in enumerate(posts):
+        if s == me:
+            kinds.append("greedy")
+            continue
+        x = rng.random()
+        chosen = SALE_TYPES[-1]
+        for kind in SALE_TYPES:
+            x -= post[kind]
+            if x <= 0:
+                chosen = kind
+                break
+        kinds.append(chosen)
+    return kinds
+
+
+_GRID = 100
+
+
+@lru_cache(maxsize=16)
+def _binomials(n: int) -> tuple[tuple[float, ...], ...]:
+    """``[i][j]``: P(j of n-1 opponents are below) when each is below with chance ``i / _GRID``."""
+    return tuple(tuple(binomial_distribution(n - 1, i / _GRID)) for i in range(_GRID + 1))
+
+
+@lru_cache(maxsize=16)
+def _house_value_curve(n: int) -> tuple[float, ...]:
+    """``[i]``: the expected cheque, before any is seen, of a house above a share ``i / _GRID`` of the others."""
+    stats = order_stat_means(CHEQUES, n)
+    return tuple(sum(b * s for b, s in zip(row, stats)) for row in _binomials(n))
+
+
+def fast_choice(
+    kind: str,
+    hand: list[int],
+    others: Sequence[list[int]],
+    table: Sequence[int],
+    future_stats: Sequence[float] | None,
+    rng: random.Random,
+) -> int:
+    """:func:`~forsale.bots.expert.type_choice` for rollouts: the greedy types use the mean chance
+    of being below the opponents (a binomial, looked up) instead of the exact Poisson-binomial."""
+    k = len(hand)
+    if kind == "uniform":
+        return hand[int(rng.random() * k)]
+    if kind == "lowest":
+        return hand[0]
+    if kind == "highest":
+        return hand[-1]
+    if kind == "median":
+        return hand[k // 2]
+    if kind == "match":
+        m = sum(table) / len(table)
+        return min(hand, key=lambda h: (abs(h / 2 - m), h))
+    n = len(others) + 1
+    rows = _binomials(n)
+    if kind == "greedy" and future_stats is not None:
+        gain = [c - f for c, f in zip(table, future_stats)]
+    else:
+        gain = list(table)
+    best, best_value = hand[0], float("-inf")
+    for h in hand:
+        p = sum(bisect_left(o, h) / len(o) for o in others) / (n - 1)
+        row = rows[int(p * _GRID + 0.5)]
+        value = sum(b * g for b, g in zip(row, gain))
+        if value > best_value:
+            best, best_value = h, value
+    return best
+
+
+def quantile_stats(pool: Sequence[int], n: int) -> list[float]:
+    """A fast stand-in for :func:`order_stat_means` on a sorted ``pool``: the k-th of ``n`` draws sits
+    near the ``(k+1)/(n+1)`` quantile of the pool (exact in the mean for a uniform pool)."""
+    m = len(pool)
+    out = []
+    for k in range(n):
+        x = (k + 1) * (m + 1) / (n + 1) - 1
+        i = int(x)
+        if i >= m - 1:
+            out.append(float(pool[-1]))
+        else:
+            f = x - i
+            out.append(pool[i] * (1 - f) + pool[i + 1] * f)
+    return out
+
+
+def play_sales(
+    hands: list[list[int]],
+    totals: list[int],
+    future: Sequence[int],
+    kinds: Sequence[str],
+    rng: random.Random,
+) -> None:
+    """Play the remaining sale rounds in place: ``totals[s]`` gains each cheque seat ``s`` wins.
+
+    ``hands`` are ascending lists; ``future`` the cheques of the remaining
+    rounds in the order they will be revealed, then any unseen ones out of
+    play (used only for the order statistics of what is still to come).
+    """
+    n = len(hands)
+    pos = 0
+    while hands[0]:
+        table = sorted(future[pos : pos + n])
+        pos += n
+        rounds_after = len(hands[0]) - 1
+        future_stats = quantile_stats(sorted(future[pos:]), n) if rounds_after else None
+        plays = []
+        for s in range(n):
+            hand = hands[s]
+            if len(hand) == 1:
+                plays.append(hand[0])
+                continue
+            others = [hands[o] for o in range(n) if o != s]
+            plays.append(fast_choice(kinds[s], hand, others, table, future_stats, rng))
+        order = sorted(plays)
+        for s, h in enumerate(plays):
+            totals[s] += table[order.index(h)]
+            hands[s].remove(h)
+
+
+def play_auctions(state: Any, alphas: Sequence[float]) -> tuple[list[int], list[list[int]]]:
+    """Finish the auction phase of a sampled state with the expert's limit rule; ``(coins, hands)``.
+
+    Works on plain lists (not :meth:`State.push`): rollouts spend most of
+    their time here. Every seat values the houses on the table by their
+    expected cheque given the houses seen so far (:func:`_house_value_curve`)
+    and raises by one while the raise is within ``alphas[seat]`` times the
+    gap between the top house and the lowest house left on the table.
+    """
+    n = state.n
+    rules = state.rules
+    rounds = rules.rounds
+    cards = rules.cards
+    refund_down = rules.refund == "down"
+    houses = state.deal.houses
+    coins = list(state.coins)
+    hands = [list(h) for h in state.hands]
+    curve = _house_value_curve(n)
+    r = state.round
+    table = list(state.table)
+    bids = list(state.bids)
+    active = list(state.active)
+    high = state.high
+    turn = state.turn
+    n_active = sum(active)
+    while True:
+        # Values of this round's houses (the whole round's table, including any already taken).
+        full = sorted(houses[r * n : r * n + n])
+        seen_count = n * (r + 1)
+        seen = sorted(houses[:seen_count])
+        unseen_total = 30 - seen_count
+        w = (cards - seen_count) / unseen_total if unseen_total else 0.0
+        denom = seen_count - 1 + w * unseen_total
+        value: dict[int, float] = {}
+        for h in full:
+            below_seen = bisect_left(seen, h)
+            below_all = h - 1  # houses 1..h-1 are either seen or unseen
+            p = (below_seen + w * (below_all - below_seen)) / denom if denom > 0 else 0.0
+            value[h] = curve[int(min(1.0, p) * _GRID + 0.5)]
+        top = value[table[-1]]
+        lo = 0
+        gap = top - value[table[0]]
+        while True:
+            seat = turn
+            if coins[seat] > high and high + 1 <= alphas[seat] * gap:
+                high += 1
+                bids[seat] = high
+            else:
+                paid = bids[seat]
+                if paid:
+                    coins[seat] -= (paid + 1) // 2 if refund_down else paid // 2
+                hands[seat].append(table[lo])
+                lo += 1
+                active[seat] = False
+                n_active -= 1
+                if n_active == 1:
+                    last = active.index(True)
+                    coins[last] -= bids[last]
+                    hands[last].append(table[-1])
+                    turn = last
+                    break
+                gap = top - value[table[lo]]
+            while True:
+                seat += 1
+                if seat == n:
+                    seat = 0
+                if active[seat]:
+                    break
+            turn = seat
+        r += 1
+        if r == rounds:
+            return coins, hands
+        table = sorted(houses[r * n : r * n + n])
+        bids = [0] * n
+        active = [True] * n
+        n_active = n
+        high = 0
+
+
+class SearchAgent:
+    """Determinized search with expert rollouts (see the module docstring)."""
+
+    def __init__(
+        self,
+        name: str = "hard",
+        time: float = DEFAULT_TIME,
+        alpha: float = ALPHA,
+        phases: str = "auction,sale",
+        samples: int | None = None,
+    ) -> None:
+        if not time > 0:
+            raise ValueError(f"time must be a positive number of seconds, not {time!r}")
+        self.name = name
+        self.time = float(time)
+        self.alpha = alpha
+        self._expert = ExpertAgent(alpha=alpha)
+        self.phases = tuple(phases.split(","))
+        if samples is not None and (type(samples) is not int or samples < 1):
+            raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
+        self.samples = samples
+
+    # -- entry point ---------------------------------------------------
+    def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
+        legal = view.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        seconds = self.time if budget is None else budget
+        deadline = time.perf_counter() + seconds
+        if view.phase not in self.phases:
+            return self._expert.act(view, rng, budget)
+        if view.phase == "auction":
+            return self._auction(view, rng, deadline)
+        return self._sale(view, rng, deadline)
+
+    def _more(self, samples: int, deadline: float) -> bool:
+        """Whether to draw another sample: until the deadline, or exactly ``self.samples`` if set."""
+        if self.samples is not None:
+            return samples < self.samples
+        return samples == 0 or time.perf_counter() < deadline
+
+    # -- auctions ------------------------------------------------------
+    def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
+        seat = view.seat
+        assert seat is not None
+        candidates: list[Action] = [PASS, bid(view.high + 1)]
+        posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
+        totals = [0.0] * len(candidates)
+        samples = 0
+        while self._more(samples, deadline):
+            state = sample_consistent_state(view, rng)
+            seed = rng.getrandbits(64)
+            for i, action in enumerate(candidates):
+                s = state.clone()
+                s.push(seat, action)
+                totals[i] += self._rollout(s, seat, posts, random.Random(seed))
+            samples += 1
+        best = max(range(len(candidates)), key=lambda i: totals[i])
+        return candidates[best]
+
+    def _rollout(self, state: Any, me: int, posts: Sequence[dict[str, float]], rng: random.Random) -> float:
+        """Finish a sampled game with the expert policy for every seat; the utility for ``me``."""
+        n = state.n
+        if state.phase == "auction":
+            coins, hands = play_auctions(state, [self.alpha] * n)
+            start = 0
+        else:
+            coins, hands = list(state.coins), [list(h) for h in state.hands]
+            start = n * state.round
+        for h in hands:
+            h.sort()
+        totals = [sum(c) for c in state.cheques_won]
+        cheques = state.deal.cheques
+        rest = Counter(CHEQUES)
+        rest.subtract(cheques)
+        future = list(cheques[start:]) + sorted(rest.elements())
+        play_sales(hands, totals, future, _sample_kinds(posts, me, rng), rng)
+        scores = [t + c for t, c in zip(totals, coins)]
+        return _utility(scores, coins, me)
+
+    # -- sales ---------------------------------------------------------
+    def _sale(self, view: View, rng: random.Random, deadline: float) -> Action:
+        seat = view.seat
+        assert seat is not None
+        n = view.players
+        hands = [list(h) for h in view.hands]
+        mine = hands[seat]
+        table = list(view.table)
+        unseen = list(view.unseen_cheques)
+        to_come = view.cheques_to_come
+        posts = sale_posteriors(
+            n, view.hands, view.history, view.sale_tables[:-1], view.unseen_cheques + view.table, view.rules.rounds
+        )
+        rounds_after = len(mine) - 1
+        future_stats = order_stat_means(tuple(unseen), n) if rounds_after else None
+        predictions: list[list[float]] = []
+        for s in range(n):
+            others = [hands[o] for o in range(n) if o != s]
+            predictions.append(predicted_play(posts[s], hands[s], others, table, future_stats))
+        base = [sum(c) for c in view.cheques_won]
+        coins = list(view.coins)
+        if len(mine) == 2:
+            return SELLS[self._sale_exact(seat, hands, table, unseen, to_come, predictions, base, coins)]
+        totals = [0.0] * len(mine)
+        samples = 0
+        while self._more(samples, deadline):
+            future = unseen[:]
+            rng.shuffle(future)
+            future = future[:to_come] + sorted(future[to_come:])
+            plays = [
+                h if s != seat else 0 for s, h in enumerate(_draw(hands[s], predictions[s], rng) for s in range(n))
+            ]
+            kinds = _sample_kinds(posts, seat, rng)
+            seed = rng.getrandbits(64)
+            for i, h in enumerate(mine):
+                plays[seat] = h
+                totals[i] += self._continue(plays, hands, table, future, base, coins, kinds, seat, random.Random(seed))
+            samples += 1
+        best = max(range(len(mine)), key=lambda i: totals[i])
+        return SELLS[mine[best]]
+
+    @staticmethod
+    def _continue(
+        plays: Sequence[int],
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int],
+        future: Sequence[int],
+        base: Sequence[int],
+        coins: Sequence[int],
+        kinds: Sequence[str],
+        me: int,
+        rng: random.Random,
+    ) -> float:
+        """Resolve this sale round with ``plays``, play the rest out, return ``me``'s utility."""
+        order = sorted(plays)
+        totals = list(base)
+        rest: list[list[int]] = []
+        for s, h in enumerate(plays):
+            totals[s] += table[order.index(h)]
+            rest.append([x for x in hands[s] if x != h])
+        if rest[0]:
+            play_sales(rest, totals, future, kinds, rng)
+        scores = [t + c for t, c in zip(totals, coins)]
+        return _utility(scores, coins, me)
+
+    @staticmethod
+    def _sale_exact(
+        me: int,
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int],
+        unseen: Sequence[int],
+        to_come: int,
+        predictions: Sequence[Sequence[float]],
+        base: Sequence[int],
+        coins: Sequence[int],
+    ) -> int:
+        """Two houses each: enumerate the opponents' plays and the last round's cheques exactly."""
+        n = len(hands)
+        finals = Counter(tuple(sorted(c)) for c in combinations(sorted(unseen), to_come))
+        weight_total = sum(finals.values())
+        opponents = [s for s in range(n) if s != me]
+        mine = hands[me]
+        values = [0.0] * len(mine)
+        for choice in product(*(range(len(hands[s])) for s in opponents)):
+            p = 1.0
+            for s, i in zip(opponents, choice):
+                p *= predictions[s][i]
+            if p < 1e-9:
+                continue
+            plays = [0] * n
+            for s, i in zip(opponents, choice):
+                plays[s] = hands[s][i]
+            for k, h in enumerate(mine):
+                plays[me] = h
+                order = sorted(plays)
+                now = [base[s] + table[order.index(plays[s])] for s in range(n)]
+                last = [next(x for x in hands[s] if x != plays[s]) for s in range(n)]
+                last_order = sorted(last)
+                expected = 0.0
+                for cheques, count in finals.items():
+                    scores = [now[s] + cheques[last_order.index(last[s])] + coins[s] for s in range(n)]
+                    expected += count * _utility(scores, coins, me)
+                values[k] += p * expected / weight_total
+        return mine[max(range(len(mine)), key=lambda k: values[k])]
+
+
+def _draw(hand: Sequence[int], probs: Sequence[float], rng: random.Random) -> int:
+    x = rng.random() * sum(probs)
+    for h, p in zip(hand, probs):
+        x -= p
+        if x <= 0:
+            return h
+    return hand[-1]
+
+
+class EasyAgent:
+    """The expert without its opponent models, and a careless move one time in four."""
+
+    name = "easy"
+
+    def __init__(self, blunder: float = 0.25) -> None:
+        self.blunder = blunder
+        self._expert = ExpertAgent(name="easy")
+
+    def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
+        legal = view.legal_actions()
+        if rng.random() < self.blunder:
+            if view.phase == "auction":
+                return bid(view.high + 1) if len(legal) > 1 and rng.random() < 0.5 else PASS
+            return legal[int(rng.random() * len(legal))]
+        return self._expert.act(view, rng, budget)
+
+
+@register("hard", "determinized search with expert rollouts; exact last sale rounds; time=SECONDS per decision")
+def _hard(
+    time: float = DEFAULT_TIME, alpha: float = ALPHA, phases: str = "auction+sale", samples: int | None = None
+) -> SearchAgent:
+    return SearchAgent("hard", time=time, alpha=alpha, phases=phases.replace("+", ","), samples=samples)
+
+
+@register("medium", "the expert heuristic (a level for people to play against)")
+def _medium() -> ExpertAgent:
+    return ExpertAgent(name="medium")
+
+
+@register("easy", "the expert with one careless move in four (a level for people to play against)")
+def _easy(blunder: float = 0.25) -> EasyAgent:
+    return EasyAgent(blunder=float(blunder))
