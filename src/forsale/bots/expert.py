@@ -227,8 +227,11 @@ def sale_posteriors(
     unseen_cheques: Sequence[int],
     rounds: int,
 ) -> list[dict[str, float]]:
-    # unseen_cheques: those not yet seen when the current round's table was dealt (i.e. including it)
     """Each seat's posterior over :data:`SALE_TYPES`, from the sale rounds already played.
+
+    ``sale_tables`` are the finished rounds' tables; ``unseen_cheques`` the
+    cheques unseen before the current round's table was revealed (that
+    table included).
 
     Replays every finished sale round as the seat saw it (its hand then, the
     cheques on the table, the cheques still unseen) and weighs each type by
@@ -251,23 +254,42 @@ def sale_posteriors(
         pool = sorted(pool + list(sale_tables[r]))
     pools.reverse()  # pools[r]: cheques unseen while round r is played
     for r, houses in enumerate(sales):
-        table = sale_tables[r]
-        future_stats = order_stat_means(pools[r], n) if r < rounds - 1 else None
+        dists = _round_type_distributions(
+            tuple(tuple(h) for h in held), tuple(sale_tables[r]), pools[r], r < rounds - 1
+        )
         for s in range(n):
-            hand = held[s]
-            if len(hand) > 1:
-                others = [held[o] for o in range(n) if o != s]
-                dists = type_distributions(hand, others, table, future_stats)
-                i = hand.index(houses[s])  # type: ignore[index]
+            if dists[s] is not None:
+                i = held[s].index(houses[s])  # type: ignore[index]
                 post = posts[s]
                 for kind in SALE_TYPES:
-                    post[kind] *= dists[kind][i]
+                    post[kind] *= dists[s][kind][i]  # type: ignore[index]
                 total = sum(post.values())
                 for kind in SALE_TYPES:
                     post[kind] /= total
         for s in range(n):
             held[s].remove(houses[s])  # type: ignore[index]
     return posts
+
+
+@lru_cache(maxsize=2048)
+def _round_type_distributions(
+    held: tuple[tuple[int, ...], ...], table: tuple[int, ...], pool: tuple[int, ...], more_rounds: bool
+) -> tuple[dict[str, list[float]] | None, ...]:
+    """:func:`type_distributions` for every seat of one finished sale round (``None``: a forced sale).
+
+    Cached: every later decision of the game replays the same rounds, so each
+    is worked out once per process instead of once per decision.
+    """
+    n = len(held)
+    future_stats = order_stat_means(pool, n) if more_rounds else None
+    out: list[dict[str, list[float]] | None] = []
+    for s, hand in enumerate(held):
+        if len(hand) > 1:
+            others = [held[o] for o in range(n) if o != s]
+            out.append(type_distributions(hand, others, table, future_stats))
+        else:
+            out.append(None)
+    return tuple(out)
 
 
 def predicted_play(

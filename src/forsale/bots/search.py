@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, product
+from math import exp
 from typing import Any
 
 from ..actions import PASS, SELLS, Action, bid
@@ -206,7 +207,143 @@ def play_sales(
             hands[s].remove(h)
 
 
-def play_auctions(state: Any, alphas: Sequence[float]) -> tuple[list[int], list[list[int]]]:
+def hand_values(hands: Sequence[list[int]]) -> list[float]:
+    """What each seat's houses should fetch in the sale phase, against the houses the others hold.
+
+    A house earns the cheque of its rank among the houses played with it;
+    each opponent is taken to play a uniformly random house of its hand, and
+    the cheques of a round are ``n`` of the 30 at random (the order
+    statistics are exact). This is the auction-phase evaluation of the
+    search: it replaces playing the sale phase out, which costs several
+    times more and adds the noise of the cheque order to every sample.
+    """
+    n = len(hands)
+    stats = order_stat_means(CHEQUES, n)
+    sorted_hands = [sorted(h) for h in hands]
+    out = []
+    for s, hand in enumerate(sorted_hands):
+        others = [o for i, o in enumerate(sorted_hands) if i != s and o]
+        total = 0.0
+        for h in hand:
+            dist = [1.0]
+            for o in others:
+                p = bisect_left(o, h) / len(o)
+                q = 1.0 - p
+                new = [0.0] * (len(dist) + 1)
+                for j, d in enumerate(dist):
+                    new[j] += d * q
+                    new[j + 1] += d * p
+                dist = new
+            total += sum(d * x for d, x in zip(dist, stats))
+        out.append(total)
+    return out
+
+
+def expected_share(scores: Sequence[float], me: int, temperature: float) -> float:
+    """A smooth win share from expected final scores: a softmax over seats at ``temperature`` points."""
+    top = max(scores)
+    weights = [exp((x - top) / temperature) for x in scores]
+    return weights[me] / sum(weights)
+
+
+def round_values(seen: Sequence[int], table: Sequence[int], n: int, cards: int) -> dict[int, float]:
+    """Expected cheque of each house of this round's ``table``, given the houses ``seen`` so far (sorted).
+
+    Another house is below ``h`` if it is a seen house below ``h`` or an
+    unseen one below ``h`` that is in play (chance: houses still to come
+    over houses unseen); the chance then goes through
+    :func:`_house_value_curve`. Every seat uses the same values, which is
+    what makes this cheap enough for rollouts and for reading the
+    opponents' bids.
+    """
+    curve = _house_value_curve(n)
+    seen_count = len(seen)
+    unseen_total = 30 - seen_count
+    w = (cards - seen_count) / unseen_total if unseen_total else 0.0
+    denom = seen_count - 1 + w * unseen_total
+    value: dict[int, float] = {}
+    for h in table:
+        below_seen = bisect_left(seen, h)
+        p = (below_seen + w * (h - 1 - below_seen)) / denom if denom > 0 else 0.0
+        value[h] = curve[int(min(1.0, p) * _GRID + 0.5)]
+    return value
+
+
+Bidder = tuple[float, float]
+"""A seat's bidding rule in rollouts: raise by one while ``high + 1 <= a * gap + b * coins``."""
+
+EXPERT_BIDDER: Bidder = (ALPHA, 0.0)
+_BIDDER_GRID: tuple[Bidder, ...] = tuple(
+    (a, b) for a in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0) for b in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75)
+)
+_BIDDER_ERROR = 0.1
+
+
+def fit_bidders(view: View) -> list[Bidder]:
+    """Each seat's most likely :data:`Bidder` given every raise and pass it made this game.
+
+    The auction history is replayed; each decision of a seat that could
+    raise is a vote for the rules under which it would have done the same
+    (a rule that disagrees keeps a 10% chance, so one odd move is not fatal).
+    The expert's own rule has a head start, so a seat seen only a few times
+    is modelled like the expert.
+    """
+    n = view.players
+    cards = view.rules.cards
+    refund = view.rules.refund_of
+    logs = [[0.0] * len(_BIDDER_GRID) for _ in range(n)]
+    expert_index = _BIDDER_GRID.index(EXPERT_BIDDER)
+    for s in range(n):
+        logs[s][expert_index] += 2.0
+    from math import log
+
+    agree, disagree = log(1 - _BIDDER_ERROR), log(_BIDDER_ERROR)
+    coins = [view.rules.starting_coins] * n
+    r = 0
+    tables = view.auction_tables
+    seen = sorted(tables[0])
+    table = list(tables[0])
+    values = round_values(seen, table, n, cards)
+    bids = [0] * n
+    active = [True] * n
+    left = n
+    lo = 0
+    high = 0
+    for seat, action in view.history:
+        if seat is None:
+            break
+        gap = values[table[-1]] - values[table[lo]]
+        raised = action.__class__.__name__ == "Bid"
+        if coins[seat] > high:
+            row = logs[seat]
+            for i, (a, b) in enumerate(_BIDDER_GRID):
+                row[i] += agree if (high + 1 <= a * gap + b * coins[seat]) == raised else disagree
+        if raised:
+            high = action.amount  # type: ignore[union-attr]
+            bids[seat] = high
+            continue
+        coins[seat] -= bids[seat] - refund(bids[seat])
+        lo += 1
+        active[seat] = False
+        left -= 1
+        if left == 1:
+            last = active.index(True)
+            coins[last] -= bids[last]
+            r += 1
+            if r == len(tables):
+                break
+            table = list(tables[r])
+            seen = sorted(seen + table)
+            values = round_values(seen, table, n, cards)
+            bids = [0] * n
+            active = [True] * n
+            left = n
+            lo = 0
+            high = 0
+    return [_BIDDER_GRID[max(range(len(row)), key=row.__getitem__)] for row in logs]
+
+
+def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], list[list[int]]]:
     """Finish the auction phase of a sampled state with the expert's limit rule; ``(coins, hands)``.
 
     Works on plain lists (not :meth:`State.push`): rollouts spend most of
@@ -223,7 +360,6 @@ def play_auctions(state: Any, alphas: Sequence[float]) -> tuple[list[int], list[
     houses = state.deal.houses
     coins = list(state.coins)
     hands = [list(h) for h in state.hands]
-    curve = _house_value_curve(n)
     r = state.round
     table = list(state.table)
     bids = list(state.bids)
@@ -233,24 +369,14 @@ def play_auctions(state: Any, alphas: Sequence[float]) -> tuple[list[int], list[
     n_active = sum(active)
     while True:
         # Values of this round's houses (the whole round's table, including any already taken).
-        full = sorted(houses[r * n : r * n + n])
-        seen_count = n * (r + 1)
-        seen = sorted(houses[:seen_count])
-        unseen_total = 30 - seen_count
-        w = (cards - seen_count) / unseen_total if unseen_total else 0.0
-        denom = seen_count - 1 + w * unseen_total
-        value: dict[int, float] = {}
-        for h in full:
-            below_seen = bisect_left(seen, h)
-            below_all = h - 1  # houses 1..h-1 are either seen or unseen
-            p = (below_seen + w * (below_all - below_seen)) / denom if denom > 0 else 0.0
-            value[h] = curve[int(min(1.0, p) * _GRID + 0.5)]
+        value = round_values(sorted(houses[: n * (r + 1)]), houses[r * n : r * n + n], n, cards)
         top = value[table[-1]]
         lo = 0
         gap = top - value[table[0]]
         while True:
             seat = turn
-            if coins[seat] > high and high + 1 <= alphas[seat] * gap:
+            a, b = bidders[seat]
+            if coins[seat] > high and high + 1 <= a * gap + b * coins[seat]:
                 high += 1
                 bids[seat] = high
             else:
@@ -295,6 +421,9 @@ class SearchAgent:
         alpha: float = ALPHA,
         phases: str = "auction,sale",
         samples: int | None = None,
+        temperature: float = 3.0,
+        sale_rollouts: bool = False,
+        model_bidders: bool = True,
     ) -> None:
         if not time > 0:
             raise ValueError(f"time must be a positive number of seconds, not {time!r}")
@@ -306,6 +435,9 @@ class SearchAgent:
         if samples is not None and (type(samples) is not int or samples < 1):
             raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
         self.samples = samples
+        self.temperature = temperature
+        self.sale_rollouts = sale_rollouts
+        self.model_bidders = model_bidders
 
     # -- entry point ---------------------------------------------------
     def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
@@ -332,6 +464,8 @@ class SearchAgent:
         assert seat is not None
         candidates: list[Action] = [PASS, bid(view.high + 1)]
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
+        bidders = fit_bidders(view) if self.model_bidders else [EXPERT_BIDDER] * view.players
+        bidders[seat] = (self.alpha, 0.0)
         totals = [0.0] * len(candidates)
         samples = 0
         while self._more(samples, deadline):
@@ -340,16 +474,22 @@ class SearchAgent:
             for i, action in enumerate(candidates):
                 s = state.clone()
                 s.push(seat, action)
-                totals[i] += self._rollout(s, seat, posts, random.Random(seed))
+                totals[i] += self._rollout(s, seat, posts, bidders, random.Random(seed))
             samples += 1
         best = max(range(len(candidates)), key=lambda i: totals[i])
         return candidates[best]
 
-    def _rollout(self, state: Any, me: int, posts: Sequence[dict[str, float]], rng: random.Random) -> float:
+    def _rollout(
+        self, state: Any, me: int, posts: Sequence[dict[str, float]], bidders: Sequence[Bidder], rng: random.Random
+    ) -> float:
         """Finish a sampled game with the expert policy for every seat; the utility for ``me``."""
         n = state.n
         if state.phase == "auction":
-            coins, hands = play_auctions(state, [self.alpha] * n)
+            coins, hands = play_auctions(state, bidders)
+            if not self.sale_rollouts:
+                expected = [c + v for c, v in zip(coins, hand_values(hands))]
+                top_other = max(x for i, x in enumerate(expected) if i != me)
+                return expected_share(expected, me, self.temperature) + MARGIN_WEIGHT * (expected[me] - top_other)
             start = 0
         else:
             coins, hands = list(state.coins), [list(h) for h in state.hands]
@@ -500,9 +640,24 @@ class EasyAgent:
 
 @register("hard", "determinized search with expert rollouts; exact last sale rounds; time=SECONDS per decision")
 def _hard(
-    time: float = DEFAULT_TIME, alpha: float = ALPHA, phases: str = "auction+sale", samples: int | None = None
+    time: float = DEFAULT_TIME,
+    alpha: float = ALPHA,
+    phases: str = "auction+sale",
+    samples: int | None = None,
+    temperature: float = 3.0,
+    sale_rollouts: int = 0,
+    model_bidders: int = 1,
 ) -> SearchAgent:
-    return SearchAgent("hard", time=time, alpha=alpha, phases=phases.replace("+", ","), samples=samples)
+    return SearchAgent(
+        "hard",
+        time=time,
+        alpha=alpha,
+        phases=phases.replace("+", ","),
+        samples=samples,
+        temperature=float(temperature),
+        sale_rollouts=bool(sale_rollouts),
+        model_bidders=bool(model_bidders),
+    )
 
 
 @register("medium", "the expert heuristic (a level for people to play against)")
