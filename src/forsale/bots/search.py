@@ -58,6 +58,9 @@ DEFAULT_TIME = 0.2
 
 MARGIN_WEIGHT = 0.01
 
+PLAN_STEPS = (1, 2, 4, 7)
+"""The auction plans compared: raise by one up to ``high + k`` coins this round (and pass now)."""
+
 
 def _utility(scores: Sequence[int], coins: Sequence[int], me: int) -> float:
     """Win share (shared wins split, ties broken by coins as the rules say) plus a small score margin."""
@@ -207,7 +210,7 @@ def play_sales(
             hands[s].remove(h)
 
 
-def hand_values(hands: Sequence[list[int]]) -> list[float]:
+def hand_values(hands: Sequence[Sequence[int]], stats: Sequence[float] | None = None) -> list[float]:
     """What each seat's houses should fetch in the sale phase, against the houses the others hold.
 
     A house earns the cheque of its rank among the houses played with it;
@@ -218,7 +221,8 @@ def hand_values(hands: Sequence[list[int]]) -> list[float]:
     times more and adds the noise of the cheque order to every sample.
     """
     n = len(hands)
-    stats = order_stat_means(CHEQUES, n)
+    if stats is None:
+        stats = order_stat_means(CHEQUES, n)
     sorted_hands = [sorted(h) for h in hands]
     out = []
     for s, hand in enumerate(sorted_hands):
@@ -343,7 +347,9 @@ def fit_bidders(view: View) -> list[Bidder]:
     return [_BIDDER_GRID[max(range(len(row)), key=row.__getitem__)] for row in logs]
 
 
-def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], list[list[int]]]:
+def play_auctions(
+    state: Any, bidders: Sequence[Bidder], plan: tuple[int, int] | None = None
+) -> tuple[list[int], list[list[int]]]:
     """Finish the auction phase of a sampled state with the expert's limit rule; ``(coins, hands)``.
 
     Works on plain lists (not :meth:`State.push`): rollouts spend most of
@@ -351,6 +357,8 @@ def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], lis
     expected cheque given the houses seen so far (:func:`_house_value_curve`)
     and raises by one while the raise is within ``alphas[seat]`` times the
     gap between the top house and the lowest house left on the table.
+    ``plan = (seat, limit)`` makes ``seat`` raise up to ``limit`` coins in the
+    current round instead (``limit <= high``: it passes at once).
     """
     n = state.n
     rules = state.rules
@@ -367,6 +375,7 @@ def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], lis
     high = state.high
     turn = state.turn
     n_active = sum(active)
+    plan_seat, plan_limit = plan if plan is not None else (-1, 0)
     while True:
         # Values of this round's houses (the whole round's table, including any already taken).
         value = round_values(sorted(houses[: n * (r + 1)]), houses[r * n : r * n + n], n, cards)
@@ -375,8 +384,12 @@ def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], lis
         gap = top - value[table[0]]
         while True:
             seat = turn
-            a, b = bidders[seat]
-            if coins[seat] > high and high + 1 <= a * gap + b * coins[seat]:
+            if seat == plan_seat:
+                limit = plan_limit
+            else:
+                a, b = bidders[seat]
+                limit = a * gap + b * coins[seat]
+            if coins[seat] > high and high + 1 <= limit:
                 high += 1
                 bids[seat] = high
             else:
@@ -402,6 +415,7 @@ def play_auctions(state: Any, bidders: Sequence[Bidder]) -> tuple[list[int], lis
                     break
             turn = seat
         r += 1
+        plan_seat = -1
         if r == rounds:
             return coins, hands
         table = sorted(houses[r * n : r * n + n])
@@ -462,30 +476,38 @@ class SearchAgent:
     def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
         seat = view.seat
         assert seat is not None
-        candidates: list[Action] = [PASS, bid(view.high + 1)]
+        high = view.high
+        coins = view.coins[seat]
+        # Plans for this round: pass now (limit = high), or raise by one up to a limit, then bid as the expert.
+        limits = sorted({high} | {min(coins, high + k) for k in PLAN_STEPS})
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidders = fit_bidders(view) if self.model_bidders else [EXPERT_BIDDER] * view.players
         bidders[seat] = (self.alpha, 0.0)
-        totals = [0.0] * len(candidates)
+        totals = [0.0] * len(limits)
         samples = 0
         while self._more(samples, deadline):
             state = sample_consistent_state(view, rng)
             seed = rng.getrandbits(64)
-            for i, action in enumerate(candidates):
-                s = state.clone()
-                s.push(seat, action)
-                totals[i] += self._rollout(s, seat, posts, bidders, random.Random(seed))
+            for i, limit in enumerate(limits):
+                totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
-        best = max(range(len(candidates)), key=lambda i: totals[i])
-        return candidates[best]
+        best = limits[max(range(len(limits)), key=lambda i: totals[i])]
+        return PASS if best == high else bid(high + 1)
 
     def _rollout(
-        self, state: Any, me: int, posts: Sequence[dict[str, float]], bidders: Sequence[Bidder], rng: random.Random
+        self,
+        state: Any,
+        me: int,
+        posts: Sequence[dict[str, float]],
+        bidders: Sequence[Bidder],
+        rng: random.Random,
+        plan: tuple[int, int] | None = None,
     ) -> float:
-        """Finish a sampled game with the expert policy for every seat; the utility for ``me``."""
+        """Finish a sampled game (``state`` is not changed) with the expert policy for every seat
+        but ``me``, which follows ``plan`` this round; the utility for ``me``."""
         n = state.n
         if state.phase == "auction":
-            coins, hands = play_auctions(state, bidders)
+            coins, hands = play_auctions(state, bidders, plan)
             if not self.sale_rollouts:
                 expected = [c + v for c, v in zip(coins, hand_values(hands))]
                 top_other = max(x for i, x in enumerate(expected) if i != me)
@@ -526,6 +548,8 @@ class SearchAgent:
             predictions.append(predicted_play(posts[s], hands[s], others, table, future_stats))
         base = [sum(c) for c in view.cheques_won]
         coins = list(view.coins)
+        # The sale rounds after this one are valued, not played: the fewer, the surer the values.
+        temperature = self.temperature * (len(mine) - 1) / max(1, view.rules.rounds - 1) + 1.0
         if len(mine) == 2:
             return SELLS[self._sale_exact(seat, hands, table, unseen, to_come, predictions, base, coins)]
         totals = [0.0] * len(mine)
@@ -537,11 +561,18 @@ class SearchAgent:
             plays = [
                 h if s != seat else 0 for s, h in enumerate(_draw(hands[s], predictions[s], rng) for s in range(n))
             ]
-            kinds = _sample_kinds(posts, seat, rng)
-            seed = rng.getrandbits(64)
-            for i, h in enumerate(mine):
-                plays[seat] = h
-                totals[i] += self._continue(plays, hands, table, future, base, coins, kinds, seat, random.Random(seed))
+            if self.sale_rollouts:
+                kinds = _sample_kinds(posts, seat, rng)
+                seed = rng.getrandbits(64)
+                for i, h in enumerate(mine):
+                    plays[seat] = h
+                    totals[i] += self._continue(
+                        plays, hands, table, future, base, coins, kinds, seat, random.Random(seed)
+                    )
+            else:
+                for i, h in enumerate(mine):
+                    plays[seat] = h
+                    totals[i] += self._static(plays, hands, table, future_stats, base, coins, seat, temperature)
             samples += 1
         best = max(range(len(mine)), key=lambda i: totals[i])
         return SELLS[mine[best]]
@@ -569,6 +600,26 @@ class SearchAgent:
             play_sales(rest, totals, future, kinds, rng)
         scores = [t + c for t, c in zip(totals, coins)]
         return _utility(scores, coins, me)
+
+    def _static(
+        self,
+        plays: Sequence[int],
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int],
+        future_stats: Sequence[float] | None,
+        base: Sequence[int],
+        coins: Sequence[int],
+        me: int,
+        temperature: float,
+    ) -> float:
+        """Resolve this sale round with ``plays``; value the hands left with :func:`hand_values`."""
+        order = sorted(plays)
+        expected: list[float] = [b + table[order.index(h)] + c for b, h, c in zip(base, plays, coins)]
+        if future_stats is not None:
+            rest = [[x for x in hand if x != h] for hand, h in zip(hands, plays)]
+            expected = [e + v for e, v in zip(expected, hand_values(rest, future_stats))]
+        top_other = max(x for i, x in enumerate(expected) if i != me)
+        return expected_share(expected, me, temperature) + MARGIN_WEIGHT * (expected[me] - top_other)
 
     @staticmethod
     def _sale_exact(
