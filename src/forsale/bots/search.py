@@ -3,28 +3,36 @@
 **Auction decisions** are chosen by determinized Monte Carlo: draw a full
 state consistent with the seat's view (:func:`forsale.view.sample_state`
 shuffles the houses and cheques still to come and, at 3-4 players, which
-cards were removed), apply each candidate action (pass, or raise by one) to
-a copy, and play the game out with the expert policy for every seat (the
-opponents' sale behaviour sampled from the types the expert has inferred
-for them). Every candidate sees the same sampled deals and the same
-rollout randomness (common random numbers), so their difference is
-measured, not drowned in the luck of the deal. The utility is the win
-share plus a hundredth of the score margin over the best opponent (wins
-are what count; the margin breaks ties between equally winning lines).
+cards were removed) and play the rest of the auction phase out once per
+*plan* for this round: pass now, or raise by one up to ``high + k`` coins
+(``k`` in :data:`PLAN_STEPS`). Every other seat bids by the rule fitted to
+its own raises and passes so far (:func:`fit_bidders`: a grid of "raise
+while ``high + 1 <= a * value gap + b * coins``", so both the expert's
+value-gap rule and the baselines' share-of-coins rules are recognised),
+and later rounds are bid by the expert's rule. At the end of the auction
+phase every hand is known, so it is valued rather than played: each house
+earns the expected cheque of its rank against the others' hands
+(:func:`hand_values`), and the utility is a softmax win share of the
+expected final scores plus a hundredth of the margin. Every plan sees the
+same sampled deals (common random numbers), so their difference is
+measured, not drowned in the luck of the deal. The bot then plays the
+first step of the best plan, and plans again at its next turn.
 
 **Sale decisions** are simultaneous: nobody sees the others' houses. Every
 hand is known by deduction, so the search samples what the opponents play
 this round from the expert's prediction of each of them (a posterior over
 sale types learnt from the sales they have made, which keeps a uniformly
 random component, so an opponent never seen before is not mispredicted
-with certainty), samples the cheques still to come, and plays the rest of
-the sale phase out. With two houses left per hand the last round is forced,
-so the choice is solved **exactly**: every combination of the opponents'
-plays and of the last round's cheques is enumerated and weighed.
+with certainty), resolves the round for each of its own houses, and values
+the hands left against the cheques still unseen. With two houses left per
+hand the last round is forced, so the choice is solved **exactly**: every
+combination of the opponents' plays and of the last round's cheques is
+enumerated and weighed.
 
 The time budget (``time=``, seconds of wall clock per decision) is spent
-in full unless there is only one legal action; a decision always looks at
-at least one sampled deal.
+in full unless there is only one legal action; ``samples=N`` fixes the
+number of sampled deals instead, which makes the bot deterministic for a
+given seed and view (tests and reproducible tournaments use it).
 """
 
 from __future__ import annotations
