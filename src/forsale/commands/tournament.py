@@ -162,4 +162,7 @@ def _print_table(stats: dict, args: argparse.Namespace, rules: object) -> None:
             f"{s.mean_decision_s * 1000:.2f}",
             f"{s.rating_mu:.1f}±{s.rating_sigma:.1f}",
         )
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:  # piped or captured: do not squeeze the table into 80 columns
+        console = Console(width=160)
+    console.print(table)
