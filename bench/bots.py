@@ -4,13 +4,14 @@ Sections (all with seat rotation and duplicate deals, see forsale.arena):
 
 1. ``baselines``: which baseline is strongest (every baseline against three
    copies of every other, and mixed 4- and 6-player tables of baselines);
-2. ``hard-vs-baseline``: ``hard`` against three copies of the strongest
+2. ``expert-vs-baselines``: ``expert`` against three copies of each baseline;
+3. ``hard-vs-baseline``: ``hard`` against three copies of the strongest
    baseline (``--baseline``), 4 players;
-3. ``hard-vs-expert``: ``hard`` against three copies of ``expert``;
-4. ``round-robin``: every bot at 3, 5 and 6 players: each table is a
+4. ``hard-vs-expert``: ``hard`` against three copies of ``expert``;
+5. ``round-robin``: every bot at 3, 5 and 6 players: each table is a
    random set of distinct bots playing one deal from every seat; the table
    reports each bot's win rate and its ratio to the fair share 1/n;
-5. ``levels``: ``easy``, ``medium`` and ``hard`` at one table (3 players).
+6. ``levels``: ``easy``, ``medium`` and ``hard`` at one table (3 players).
 
 Run: ``PYTHONPATH=src python bench/bots.py [--time 0.05] [--games 400] [--jobs 2] [--only SECTION ...]``.
 The budget per decision of ``hard`` is ``--time`` seconds of wall clock: on
@@ -27,7 +28,7 @@ from forsale.arena import run_tournament, summarize
 from forsale.arena.stats import BotStats
 
 BASELINES = ["random", "value", "smart", "prudent", "cheapskate", "bigspender"]
-SECTIONS = ["baselines", "hard-vs-baseline", "hard-vs-expert", "round-robin", "levels"]
+SECTIONS = ["baselines", "expert-vs-baselines", "hard-vs-baseline", "hard-vs-expert", "round-robin", "levels"]
 
 
 def show(title: str, stats: dict[str, BotStats], players: int) -> None:
@@ -108,6 +109,12 @@ def main() -> None:
     print(f"# forsale bot strength: hard = {hard}, seed {args.seed}, jobs {args.jobs}")
     if "baselines" in args.only:
         baselines(args)
+    if "expert-vs-baselines" in args.only:
+        print(f"\n## expert against three copies of each baseline, 4 players, {args.baseline_games} games each")
+        for b in BASELINES:
+            s = summarize(run_tournament(["expert", b, b, b], args.baseline_games, args.seed, jobs=args.jobs))
+            lo, hi = s["expert"].win_rate_ci
+            print(f"expert vs 3x {b:11s} {s['expert'].win_rate:6.1%}  ({lo:.1%}-{hi:.1%})", flush=True)
     if "hard-vs-baseline" in args.only:
         b = args.baseline
         table([hard, b, b, b], args.games, args.seed, args.jobs, f"{hard} against three {b}")

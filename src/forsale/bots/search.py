@@ -446,6 +446,7 @@ class SearchAgent:
         temperature: float = 3.0,
         sale_rollouts: bool = False,
         model_bidders: bool = True,
+        steps: Sequence[int] = PLAN_STEPS,
     ) -> None:
         if not time > 0:
             raise ValueError(f"time must be a positive number of seconds, not {time!r}")
@@ -460,6 +461,7 @@ class SearchAgent:
         self.temperature = temperature
         self.sale_rollouts = sale_rollouts
         self.model_bidders = model_bidders
+        self.steps = tuple(steps)
 
     # -- entry point ---------------------------------------------------
     def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
@@ -487,7 +489,7 @@ class SearchAgent:
         high = view.high
         coins = view.coins[seat]
         # Plans for this round: pass now (limit = high), or raise by one up to a limit, then bid as the expert.
-        limits = sorted({high} | {min(coins, high + k) for k in PLAN_STEPS})
+        limits = sorted({high} | {min(coins, high + k) for k in self.steps})
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidders = fit_bidders(view) if self.model_bidders else [EXPERT_BIDDER] * view.players
         bidders[seat] = (self.alpha, 0.0)
@@ -706,6 +708,7 @@ def _hard(
     temperature: float = 3.0,
     sale_rollouts: int = 0,
     model_bidders: int = 1,
+    steps: str | int = "1+2+4+7",
 ) -> SearchAgent:
     return SearchAgent(
         "hard",
@@ -716,6 +719,7 @@ def _hard(
         temperature=float(temperature),
         sale_rollouts=bool(sale_rollouts),
         model_bidders=bool(model_bidders),
+        steps=[int(k) for k in str(steps).split("+")],
     )
 
 
