@@ -5,7 +5,8 @@ state consistent with the seat's view (:func:`forsale.view.sample_state`
 shuffles the houses and cheques still to come and, at 3-4 players, which
 cards were removed) and play the rest of the auction phase out once per
 *plan* for this round: pass now, or raise by one up to ``high + k`` coins
-(``k`` in :data:`PLAN_STEPS`). Every other seat bids by the rule fitted to
+(``k`` in :data:`PLAN_STEPS`; the finer set 1, 2, 3, 5, 8, 12 won 39.6% of
+400 games against three experts where 1, 2, 4, 7 won 37.1%). Every other seat bids by the rule fitted to
 its own raises and passes so far (:func:`fit_bidders`: a grid of "raise
 while ``high + 1 <= a * value gap + b * coins``", so both the expert's
 value-gap rule and the baselines' share-of-coins rules are recognised),
@@ -66,7 +67,7 @@ DEFAULT_TIME = 0.2
 
 MARGIN_WEIGHT = 0.01
 
-PLAN_STEPS = (1, 2, 4, 7)
+PLAN_STEPS = (1, 2, 3, 5, 8, 12)
 """The auction plans compared: raise by one up to ``high + k`` coins this round (and pass now)."""
 
 
@@ -708,7 +709,7 @@ def _hard(
     temperature: float = 3.0,
     sale_rollouts: int = 0,
     model_bidders: int = 1,
-    steps: str | int = "1+2+4+7",
+    steps: str | int = "1+2+3+5+8+12",
 ) -> SearchAgent:
     return SearchAgent(
         "hard",
