@@ -20,6 +20,7 @@ COMMANDS = [
     "forsale.commands.simulate",
     "forsale.commands.lab",
     "forsale.commands.serve",
+    "forsale.commands.tournament",
 ]
 
 

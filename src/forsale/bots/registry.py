@@ -19,7 +19,7 @@ Factory = Callable[..., Agent]
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 # Modules whose import registers bots. Each new bot module adds itself here.
-_BOT_MODULES = ["forsale.bots.baselines"]
+_BOT_MODULES = ["forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search"]
 _loaded = False
 
 
