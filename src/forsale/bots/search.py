@@ -55,6 +55,7 @@ from .expert import (
     ALPHA,
     SALE_TYPES,
     ExpertAgent,
+    below_distribution,
     binomial_distribution,
     order_stat_means,
     predicted_play,
@@ -221,15 +222,7 @@ def hand_values(hands: Sequence[Sequence[int]], stats: Sequence[float] | None = 
         others = [o for i, o in enumerate(sorted_hands) if i != s and o]
         total = 0.0
         for h in hand:
-            dist = [1.0]
-            for o in others:
-                p = bisect_left(o, h) / len(o)
-                q = 1.0 - p
-                new = [0.0] * (len(dist) + 1)
-                for j, d in enumerate(dist):
-                    new[j] += d * q
-                    new[j + 1] += d * p
-                dist = new
+            dist = below_distribution([bisect_left(o, h) / len(o) for o in others])
             total += sum(d * x for d, x in zip(dist, stats))
         out.append(total)
     return out
