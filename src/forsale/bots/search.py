@@ -48,7 +48,7 @@ from itertools import combinations, product
 from math import exp
 from typing import Any
 
-from ..actions import PASS, SELLS, Action, bid
+from ..actions import PASS, SELLS, Action, Bid, bid
 from ..rules import CHEQUES
 from ..view import View, sample_state
 from .expert import (
@@ -302,7 +302,7 @@ def fit_bidders(view: View) -> list[Bidder]:
         if seat is None:
             break
         gap = values[table[-1]] - values[table[lo]]
-        raised = action.__class__.__name__ == "Bid"
+        raised = action.__class__ is Bid
         if coins[seat] > high:
             row = logs[seat]
             for i, (a, b) in enumerate(_BIDDER_GRID):
