@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from forsale import PASS, Deal, Sell, bid, new_game, sample_state, spectator_view, view
-from forsale.view import Take
+from forsale.view import PER_SEAT_FIELDS, Take, seat_fields
 
 
 def game_in_sale_phase(seed: int = 3, players: int = 4):
@@ -99,6 +99,35 @@ def test_view_legal_actions_match_the_engine():
             assert view(game, seat).legal_actions() == game.legal_actions(seat)
         seat = rng.choice(game.seats_to_act())
         game.push(seat, rng.choice(game.legal_actions(seat)))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_seat_fields_complete_the_public_view(players):
+    """The public JSON plus a seat's own fields is exactly that seat's view, at every step of random games."""
+    rng = random.Random(players)
+    for game_seed in range(3):
+        game = new_game(players, seed=game_seed)
+        while True:
+            public = spectator_view(game).to_json()
+            for seat in [*range(players), None]:
+                own = seat_fields(game, seat)
+                assert set(own) == set(PER_SEAT_FIELDS)
+                assert {**public, **own} == view(game, seat).to_json()
+            if game.is_over:
+                break
+            seat = rng.choice(game.seats_to_act())
+            game.push(seat, rng.choice(game.legal_actions(seat)))
+
+
+def test_seat_fields_differ_from_the_public_view_only_in_their_keys():
+    game = game_in_sale_phase()
+    game.push(2, Sell(game.hands[2][0]))
+    public = spectator_view(game).to_json()
+    for seat in range(4):
+        mine = view(game, seat).to_json()
+        assert {k for k in mine if mine[k] != public[k]} <= set(PER_SEAT_FIELDS)
+    with pytest.raises(ValueError, match="no seat 4"):
+        seat_fields(game, 4)
 
 
 def test_bad_seat():

@@ -140,8 +140,8 @@ def check_clock(clock: dict[str, Any], n: int) -> None:
 
 def drain(conn: Conn) -> list[dict[str, Any]]:
     out = []
-    while not conn.queue.empty():
-        text = conn.queue.get_nowait()
+    while conn.queue:
+        text = conn.queue.popleft()
         if text is not None:
             out.append(json.loads(text))
     return out

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
+
+GC_THRESHOLD = 20_000
+"""Young-generation allocations between garbage collections in the server process (CPython's default: 700)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,6 +59,14 @@ def run(args: argparse.Namespace) -> int:
         rest_rate=args.rest_rate,
         rest_burst=max(500.0, 10 * args.rest_rate),
     )
+    # The server allocates many short-lived containers per action (views, JSON
+    # dicts) while holding many long-lived ones (tables, connections); at
+    # CPython's default threshold of 700 allocations the cyclic garbage
+    # collector took about 40% of the CPU under load. Collect young objects
+    # less often, and keep everything alive at start-up out of the scans.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, 20, 20)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)
     uvicorn.run(
         app,

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect
@@ -261,7 +261,7 @@ def create_app(
         return {"table": table.info()}
 
     @app.get("/api/tables/{table_id}/view")
-    async def seat_view(request: Request, table_id: str, token: str | None = None) -> dict[str, Any]:
+    async def seat_view(request: Request, table_id: str, token: str | None = None) -> Response:
         """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
         table = await table_of(request, table_id)
         seat = None
@@ -269,7 +269,7 @@ def create_app(
             seat = table.seat_for_token(token)
             if seat is None:
                 raise Refused("bad_token", "this token holds no seat at this table", 403)
-        return table.snapshot("state", seat)
+        return Response(table.snapshot("state", seat), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/record")
     async def record(request: Request, table_id: str) -> JSONResponse:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import hashlib
 import json
 import logging
@@ -159,6 +160,32 @@ class StoredGame:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
+class _Call:
+    """A queued database call and who waits for it: a thread (``loop is None``) or a coroutine on ``loop``."""
+
+    __slots__ = ("fn", "loop", "fut")
+
+    def __init__(
+        self,
+        fn: Callable[[Connection], Any],
+        loop: asyncio.AbstractEventLoop | None,
+        fut: asyncio.Future[Any] | concurrent.futures.Future[Any],
+    ) -> None:
+        self.fn = fn
+        self.loop = loop
+        self.fut = fut
+
+
+def _settle(outcomes: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    """On the event loop: hand a committed group's results to the coroutines awaiting them."""
+    for fut, ok, value in outcomes:
+        if not fut.done():
+            if ok:
+                fut.set_result(value)
+            else:
+                fut.set_exception(value)
+
+
 class Storage:
     """The database behind the server; every call runs on its writer thread."""
 
@@ -167,9 +194,7 @@ class Storage:
         self.backend = make_url(self.url).get_backend_name()
         self.engine = make_engine(self.url)
         metadata.create_all(self.engine)
-        self._queue: queue.SimpleQueue[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="forsale-db-writer", daemon=True)
         self._thread.start()
         self.commits = 0
@@ -192,58 +217,68 @@ class Storage:
                     stop = True
                     break
                 batch.append(more)
-            self._run_batch(batch)
+            self._deliver(self._run_batch(batch))
             if stop:
                 return
 
-    def _run_batch(self, batch: list[tuple[Callable[[Connection], Any], concurrent.futures.Future[Any]]]) -> None:
-        live = [(fn, fut) for fn, fut in batch if fut.set_running_or_notify_cancel()]
+    def _run_batch(self, batch: list[_Call]) -> list[tuple[_Call, bool, Any]]:
+        """Run a group of calls in one transaction; ``(call, ok, result or exception)`` for each."""
+        live = [c for c in batch if c.loop is not None or c.fut.set_running_or_notify_cancel()]  # type: ignore[union-attr]
         if not live:
-            return
+            return []
         try:
             with self.engine.begin() as conn:
                 results: list[Any] = []
                 i = 0
                 while i < len(live):
-                    fn = live[i][0]
+                    fn = live[i].fn
                     if isinstance(fn, Append):
                         # Consecutive appends (from many tables at once) go in as one executemany.
                         j = i
-                        while j < len(live) and isinstance(live[j][0], Append):
+                        while j < len(live) and isinstance(live[j].fn, Append):
                             j += 1
-                        group = [live[k][0] for k in range(i, j)]
-                        self._insert_events(conn, [a.row for a in group])  # type: ignore[attr-defined]
+                        group: list[Append] = [live[k].fn for k in range(i, j)]  # type: ignore[misc]
+                        self._insert_events(conn, [a.row for a in group])
                         for a in group:
-                            a.finish(conn)  # type: ignore[attr-defined]
+                            a.finish(conn)
                         results.extend([None] * (j - i))
                         i = j
                     else:
                         results.append(fn(conn))
                         i += 1
         except Exception:
-            if len(live) == 1:
-                fn, fut = live[0]
-                self._run_one(fn, fut)
-                return
-            # One call spoiled the group: give each call its own transaction.
-            for fn, fut in live:
-                self._run_one(fn, fut)
-            return
+            # One call spoiled the group (or the group failed): give each call its own transaction.
+            return [self._run_one(c) for c in live]
         self.commits += 1
         self.calls += len(live)
-        for (_, fut), value in zip(live, results):
-            fut.set_result(value)
+        return [(c, True, value) for c, value in zip(live, results)]
 
-    def _run_one(self, fn: Callable[[Connection], Any], fut: concurrent.futures.Future[Any]) -> None:
+    def _run_one(self, call: _Call) -> tuple[_Call, bool, Any]:
         try:
             with self.engine.begin() as conn:
-                value = fn(conn)
+                value = call.fn(conn)
         except Exception as error:
-            fut.set_exception(error)
-        else:
-            self.commits += 1
-            self.calls += 1
-            fut.set_result(value)
+            return call, False, error
+        self.commits += 1
+        self.calls += 1
+        return call, True, value
+
+    @staticmethod
+    def _deliver(outcomes: list[tuple[_Call, bool, Any]]) -> None:
+        """Wake the waiters: threads one by one, each event loop once per group (not once per call)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+        for call, ok, value in outcomes:
+            if call.loop is None:
+                fut: concurrent.futures.Future[Any] = call.fut  # type: ignore[assignment]
+                if ok:
+                    fut.set_result(value)
+                else:
+                    fut.set_exception(value)
+            else:
+                by_loop.setdefault(call.loop, []).append((call.fut, ok, value))  # type: ignore[arg-type]
+        for loop, settled in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
+                loop.call_soon_threadsafe(_settle, settled)
 
     def _insert_events(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
         """The hot path: one ``executemany`` on the driver's own cursor, inside the same transaction.
@@ -269,12 +304,19 @@ class Storage:
     # -- calling it ----------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> concurrent.futures.Future[T]:
         fut: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._queue.put((fn, fut))
+        self._queue.put(_Call(fn, None, fut))
         return fut
 
-    async def run(self, fn: Callable[[Connection], T]) -> T:
-        """Run ``fn(connection)`` in a transaction on the writer thread; return once committed."""
-        return await asyncio.wrap_future(self.submit(fn))
+    def run(self, fn: Callable[[Connection], T]) -> asyncio.Future[T]:
+        """Queue ``fn(connection)`` for the writer thread; the future resolves once its transaction committed.
+
+        Calls are run in the order they were queued. The future is created
+        here, not when awaited, so a caller can queue a call and await it later.
+        """
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[T] = loop.create_future()
+        self._queue.put(_Call(fn, loop, fut))
+        return fut
 
     def call(self, fn: Callable[[Connection], T]) -> T:
         """The blocking form of :meth:`run` (start-up, tests)."""

@@ -23,9 +23,9 @@ import logging
 import random
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import WebSocket
@@ -35,7 +35,7 @@ from ..errors import ForSaleError
 from ..record import to_record
 from ..rules import Ruleset
 from ..state import Deal, State, play_moves
-from ..view import View, action_to_json, spectator_view, view
+from ..view import PER_SEAT_FIELDS, View, action_to_json, seat_fields, spectator_view, view
 from .botrunner import BotRunner, default_bot, validate_spec
 from .messages import CreateTable, Solo
 from .storage import Storage, StoredGame, StoredSeat, hash_token
@@ -115,10 +115,13 @@ def result_of(v: View) -> dict[str, Any]:
 
 
 class Conn:
-    """One WebSocket session: who it is and a queue of outgoing text frames.
+    """One WebSocket session: who it is and its outgoing text frames.
 
-    Messages are queued, not awaited, so one slow client never slows its table;
-    a client that lets more than ``max_queue`` messages pile up is cut off.
+    Messages are queued, not awaited, so one slow client never slows its
+    table; a client that lets more than ``max_queue`` messages pile up is cut
+    off. One task per connection (:meth:`pump`) sends them in order; it
+    sends everything queued each time it wakes (an ``ack`` and the snapshot
+    that follows it cost one wake-up, not two).
     """
 
     def __init__(self, ws: WebSocket | None, max_queue: int = 2000) -> None:
@@ -127,35 +130,48 @@ class Conn:
         self.table: LiveTable | None = None
         self.hello = False
         self.max_queue = max_queue
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: deque[str | None] = deque()
+        self._wake: asyncio.Future[None] | None = None
         self.closed = False
+
+    def _push(self, item: str | None) -> None:
+        self.queue.append(item)
+        wake = self._wake
+        if wake is not None:
+            self._wake = None
+            if not wake.done():
+                wake.set_result(None)
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= self.max_queue:
+        if len(self.queue) >= self.max_queue:
             log.warning("closing a connection that does not read its messages")
             self.close()
             return
-        self.queue.put_nowait(message if isinstance(message, str) else dumps(message))
+        self._push(message if isinstance(message, str) else dumps(message))
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
-            self.queue.put_nowait(None)
+            self._push(None)
 
     async def pump(self) -> None:
         """Send queued frames until closed (one task per connection)."""
         assert self.ws is not None
+        queue = self.queue
         while True:
-            text = await self.queue.get()
-            if text is None:
-                return
-            try:
-                await self.ws.send_text(text)
-            except Exception:  # the client went away mid-send: stop queueing for it
-                self.closed = True
-                return
+            while queue:
+                text = queue.popleft()
+                if text is None:
+                    return
+                try:
+                    await self.ws.send_text(text)
+                except Exception:  # the client went away mid-send: stop queueing for it
+                    self.closed = True
+                    return
+            self._wake = asyncio.get_running_loop().create_future()
+            await self._wake
 
 
 @dataclass
@@ -223,7 +239,7 @@ class LiveTable:
         self._thinking: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._views: dict[int | None, View] = {}
-        self._json: dict[int | None, dict[str, Any]] = {}
+        self._public: tuple[dict[str, Any], str] | None = None
         self._views_seq = -1
         self.closed = False
         now = time.monotonic()
@@ -280,78 +296,74 @@ class LiveTable:
         }
 
     def view_of(self, seat: int | None) -> View:
-        """``view(state, seat)``, computed once per seat and action (it is the costliest step).
-
-        Outside sale rounds a seat's view differs from the spectator view only
-        in its ``seat`` field (``my_commit``, the one private field, is empty
-        then), so it is the spectator view with the seat set: one
-        :func:`view` per action instead of one per seat. In sale rounds every
-        seat's view is computed by :func:`view` itself. Deriving from the
-        *public* view can only ever show less, never more; the leak test checks
-        that the result equals ``view(state, seat)`` exactly.
-        """
-        if self._views_seq != self.seq:
-            self._views.clear()
-            self._json.clear()
-            self._views_seq = self.seq
+        """``view(state, seat)`` for bots, clocks and error messages, computed at most once per seat and action."""
+        self._fresh()
         v = self._views.get(seat)
         if v is None:
-            if seat is None or self.state.phase == "sale":
-                v = view(self.state, seat)
-            else:
-                v = replace(self.view_of(None), seat=seat)
-            self._views[seat] = v
+            v = self._views[seat] = view(self.state, seat)
         return v
 
-    def view_json(self, seat: int | None) -> dict[str, Any]:
-        """The view as JSON; per-seat JSON outside sale rounds patches the spectator's (same reasoning)."""
+    def _fresh(self) -> None:
+        """Forget the views and texts of an earlier action."""
         if self._views_seq != self.seq:
             self._views.clear()
-            self._json.clear()
+            self._public = None
             self._views_seq = self.seq
-        out = self._json.get(seat)
-        if out is None:
-            if seat is None or self.state.phase == "sale":
-                out = self.view_of(seat).to_json()
-            elif seat == self.state.current_seat:  # the one seat with legal actions
-                legal = [action_to_json(a) for a in self.view_of(seat).legal_actions()]
-                out = {**self.view_json(None), "seat": seat, "legal": legal}
-            else:  # a seat not to act: the public view, its seat set, nothing legal
-                out = {**self.view_json(None), "seat": seat, "legal": []}
-            self._json[seat] = out
-        return out
+
+    def _public_view(self) -> tuple[dict[str, Any], str]:
+        """The spectator's view without its per-seat fields, as a dict and as JSON text (once per action)."""
+        self._fresh()
+        if self._public is None:
+            public = self.view_of(None).to_json()
+            for key in PER_SEAT_FIELDS:
+                del public[key]
+            self._public = (public, dumps(public))
+        return self._public
+
+    def view_json(self, seat: int | None) -> dict[str, Any]:
+        """``view(state, seat).to_json()``: the public part plus :func:`~forsale.view.seat_fields`."""
+        return {**self._public_view()[0], **seat_fields(self.state, seat)}
 
     def result(self) -> dict[str, Any] | None:
         if not self.state.is_over:
             return None
         return {**result_of(self.view_of(None)), "record": f"/api/tables/{self.id}/record"}
 
-    def snapshot(self, kind: str, seat: int | None, event: dict[str, Any] | None = None) -> dict[str, Any]:
-        message: dict[str, Any] = {
-            "type": kind,
-            "table": self.id,
-            "seq": self.seq,
-            "status": self.status,
-            "seat": seat,
-        }
-        if kind == "welcome":
-            message["info"] = self.info()
-        else:
-            message["event"] = event
-        message["view"] = self.view_json(seat)
-        message["clock"] = self.clock()
-        message["result"] = self.result()
-        return message
+    def _frame(self, kind: str, extra: dict[str, Any]) -> str:
+        """A snapshot's text up to the per-seat fields of its view, shared by every seat.
+
+        A snapshot is ``{type, table, seq, status, <extra>, clock, result,
+        view, seat}`` where ``view`` is ``view(state, seat).to_json()``. The
+        public part of the view is serialised once per action; each seat's
+        text is this frame plus its own :func:`~forsale.view.seat_fields`
+        (see :meth:`_for_seat`), so the cost per seat is a small dict.
+        """
+        head = {"type": kind, "table": self.id, "seq": self.seq, "status": self.status, **extra}
+        head["clock"] = self.clock()
+        head["result"] = self.result()
+        return dumps(head)[:-1] + ',"view":' + self._public_view()[1][:-1] + ","
+
+    def _for_seat(self, frame: str, seat: int | None) -> str:
+        own = dumps(seat_fields(self.state, seat))
+        return f'{frame}{own[1:]},"seat":{"null" if seat is None else seat}}}'
+
+    def snapshot(self, kind: str, seat: int | None, event: dict[str, Any] | None = None) -> str:
+        """One seat's (or a spectator's) snapshot as JSON text: ``welcome`` with the table info, or ``state``."""
+        extra = {"info": self.info()} if kind == "welcome" else {"event": event}
+        return self._for_seat(self._frame(kind, extra), seat)
 
     def broadcast_state(self, event: dict[str, Any] | None) -> None:
-        """Send every connection its own snapshot: one view per seat, one for all spectators."""
+        """Send every connection its own snapshot: the shared frame plus its seat's own fields."""
+        frame = None
         for seat in self.seats:
             if seat.conns:
-                text = dumps(self.snapshot("state", seat.index, event))
+                if frame is None:
+                    frame = self._frame("state", {"event": event})
+                text = self._for_seat(frame, seat.index)
                 for conn in seat.conns:
                     conn.send(text)
         if self.spectators:
-            text = dumps(self.snapshot("state", None, event))
+            text = self._for_seat(frame or self._frame("state", {"event": event}), None)
             for conn in self.spectators:
                 conn.send(text)
 
@@ -468,9 +480,8 @@ class LiveTable:
         async with self.lock:
             if self.status == "waiting":
                 raise Refused("not_started", f"the game starts when every seat is taken (free: {self._free_text()})")
-            v = self.view_of(index)
-            if action not in v.legal_actions():
-                code, message = explain(v, action)
+            if self.state.why_illegal(index, action) is not None:
+                code, message = explain(self.view_of(index), action)  # the reason, in what this seat may know
                 raise Refused(code, message)
             new = self.state.apply(index, action)
             seq = self.seq + 1
