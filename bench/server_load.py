@@ -1,20 +1,31 @@
 """Load test of the game server over real WebSockets on loopback.
 
-Starts ``forsale serve`` in a subprocess (SQLite file, or PostgreSQL: a URL, or
-``--db postgresql`` to start a throw-away cluster like the test suite does),
-creates N tables of four seats, connects four clients per table, and has every
-client play a fast heuristic bot on the client side (no server-side bots)
-until every game is over. Prints actions per second and the p50/p99 latency
-from sending an action to receiving its acknowledgement (which the server
-sends only after the action is committed to the database).
+Starts ``forsale serve`` in a subprocess (a fresh SQLite file; or PostgreSQL:
+a URL, or ``--db postgresql`` for a throw-away cluster like the test suite
+starts) and keeps N tables of four busy: each table is a *slot* that creates a
+private table through the lobby API, joins its four seats, connects four
+WebSocket clients and plays a whole game with a fast heuristic bot on the
+client side (no server-side bots), then starts the next game, until the
+measurement window closes.
+
+Tables start at random times over ``--stagger`` seconds, so that, as on a
+real server, they are in different phases of their games; then the window
+of ``--duration`` seconds opens, during which all N tables are playing. The
+figures count only actions acknowledged inside the window: actions per
+second and the p50/p99 latency from sending an action to receiving its
+acknowledgement (which the server sends only after the action is committed
+to the database), plus the server's CPU time per action.
 
     python bench/server_load.py --tables 500 --db sqlite
-    python bench/server_load.py --tables 500 --db postgresql --think 0.5
+    python bench/server_load.py --tables 500 --db postgresql
+    python bench/server_load.py --tables 100 --think 0 --plot load.png
 
-Clients are spread over ``--procs`` processes. ``--think`` adds a pause (in
-seconds, uniformly 0 to twice the value) before each decision, like a person
-or a slow bot; with ``--think 0`` the clients act as fast as the server lets
-them, so the figures measure saturation (latency is then mostly queueing).
+``--think`` is the mean pause before each decision (uniform from 0 to twice
+the value), like a quick person or a bot with a short delay; with
+``--think 0`` the clients act as fast as the server answers, so the figures
+measure saturation (latency is then queueing). Clients run in ``--procs``
+processes on the same two cores as the server, so their own CPU use shows
+in the latencies too.
 """
 
 from __future__ import annotations
@@ -39,10 +50,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import orjson
 import uvloop
-from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 loads = orjson.loads
@@ -108,84 +119,140 @@ def heuristic(v: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"sell": hand[-1] if max(v["table"]) >= 10 else hand[0]}
 
 
-async def open_seat(base: str, table_id: str, token: str, gate: asyncio.Semaphore) -> tuple[Any, dict[str, Any]]:
-    """Connect and say hello (a few at a time: thousands of handshakes at once would time out)."""
-    async with gate:
-        ws = await connect(f"{base}/ws/tables/{table_id}", max_size=None, ping_interval=None, open_timeout=120)
-        await ws.send(json.dumps({"type": "hello", "token": token}))
-        while True:
-            message = loads(await ws.recv())
-            if message["type"] == "welcome":
-                return ws, message
+class Slot:
+    """One of the N concurrent tables: it plays game after game until the measurement window closes."""
+
+    def __init__(self, run: Run, rng: random.Random) -> None:
+        self.run = run
+        self.rng = rng
+
+    async def main(self, start: float) -> None:
+        await asyncio.sleep(max(0.0, start - time.time()))
+        while time.time() < self.run.window_end:
+            table_id, tokens = await self.run.new_table()
+            seats = await asyncio.gather(*(self.run.open_seat(table_id, token) for token in tokens))
+            finished = await asyncio.gather(*(self.play_seat(ws, welcome) for ws, welcome in seats))
+            if all(finished):
+                self.run.games.append(table_id)
+            else:
+                self.run.abandoned += 1
+
+    async def play_seat(self, ws: Any, latest: dict[str, Any]) -> bool:
+        """Play one seat until the game ends (True) or the window closes (False: the game is abandoned)."""
+        run, rng = self.run, self.rng
+        acked = 0
+        sent_at: float | None = None
+        try:
+            while True:
+                if latest["status"] == "over":
+                    return True
+                if sent_at is None and latest["seq"] >= acked and latest["seat"] in latest["view"]["to_act"]:
+                    if run.think:
+                        await asyncio.sleep(rng.uniform(0, 2 * run.think))
+                    if time.time() >= run.window_end:
+                        return False
+                    action = heuristic(latest["view"], rng)
+                    sent_at = time.perf_counter()
+                    await ws.send_str(dumps({"type": "act", "action": action}))
+                message = loads(await ws.receive_str())
+                kind = message["type"]
+                if kind == "state":
+                    if message["seq"] >= latest["seq"]:
+                        latest = message
+                elif kind == "ack":
+                    assert sent_at is not None
+                    run.acks.append((time.time(), time.perf_counter() - sent_at))
+                    acked, sent_at = message["seq"], None
+                elif kind == "error":
+                    raise RuntimeError(f"the server refused a move: {message}")
+        finally:
+            await ws.close()
 
 
-async def play_seat(ws: Any, latest: dict[str, Any], think: float, latencies: list[float], rng: random.Random) -> int:
-    """Play one seat to the end; returns the number of actions it took."""
-    actions = 0
-    acked = 0
-    sent_at: float | None = None
-    try:
-        while True:
-            if latest["status"] == "over":
-                return actions
-            if sent_at is None and latest["seq"] >= acked and latest["seat"] in latest["view"]["to_act"]:
-                if think:
-                    await asyncio.sleep(rng.uniform(0, 2 * think))
-                action = heuristic(latest["view"], rng)
-                sent_at = time.perf_counter()
-                await ws.send(dumps({"type": "act", "action": action}))
-            message = loads(await ws.recv())
-            kind = message["type"]
-            if kind == "state":
-                if message["seq"] >= latest["seq"]:
-                    latest = message
-            elif kind == "ack":
-                assert sent_at is not None
-                latencies.append(time.perf_counter() - sent_at)
-                acked, sent_at = message["seq"], None
-                actions += 1
-            elif kind == "error":
-                raise RuntimeError(f"the server refused a move: {message}")
-    finally:
-        await ws.close()
+class Run:
+    """One client process: its share of the slots, an HTTP client for the lobby, and what it measured."""
+
+    def __init__(self, http_base: str, ws_base: str, think: float, window: tuple[float, float]) -> None:
+        self.http_base, self.ws_base = http_base, ws_base
+        self.think = think
+        self.window_start, self.window_end = window
+        self.acks: list[tuple[float, float]] = []  # (wall time of the ack, latency in seconds)
+        self.games: list[str] = []
+        self.abandoned = 0
+        self.gate = asyncio.Semaphore(32)  # thousands of handshakes at once would time out
+        self.http: aiohttp.ClientSession | None = None
+
+    async def new_table(self) -> tuple[str, list[str]]:
+        """A private table of four, every seat joined through the lobby API, as four people would."""
+        assert self.http is not None
+        async with self.gate:
+            async with self.http.post("/api/tables", json={"players": 4, "private": True}) as created:
+                table_id = (await created.json())["table"]["id"]
+            tokens = []
+            for _ in range(4):
+                async with self.http.post(f"/api/tables/{table_id}/join", json={}) as joined:
+                    tokens.append((await joined.json())["token"])
+        return table_id, tokens
+
+    async def open_seat(self, table_id: str, token: str) -> tuple[Any, dict[str, Any]]:
+        """Connect and say hello; returns the socket and the welcome snapshot."""
+        async with self.gate:
+            assert self.http is not None
+            ws = await self.http.ws_connect(f"{self.ws_base}/ws/tables/{table_id}", max_msg_size=0)
+            await ws.send_str(dumps({"type": "hello", "token": token}))
+            while True:
+                message = loads(await ws.receive_str())
+                if message["type"] == "welcome":
+                    return ws, message
+
+    async def main(self, starts: list[float], seed: int) -> dict[str, Any]:
+        rng = random.Random(seed)
+        connector = aiohttp.TCPConnector(limit=0)
+        timeout = aiohttp.ClientTimeout(total=None, connect=120)
+        async with aiohttp.ClientSession(self.http_base, connector=connector, timeout=timeout) as self.http:
+            cpu = time.process_time()
+            slots = [Slot(self, random.Random(rng.random())) for _ in starts]
+            await asyncio.gather(*(slot.main(start) for slot, start in zip(slots, starts)))
+        return {"acks": self.acks, "games": self.games, "abandoned": self.abandoned, "cpu": time.process_time() - cpu}
 
 
-async def client_main(base: str, jobs: list[tuple[str, list[str]]], think: float, seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
-    latencies: list[float] = []
-    gate = asyncio.Semaphore(32)
-    seats = await asyncio.gather(*(open_seat(base, t, tok, gate) for t, tokens in jobs for tok in tokens))
-    started, cpu = time.perf_counter(), time.process_time()
-    counts = await asyncio.gather(
-        *(play_seat(ws, welcome, think, latencies, random.Random(rng.random())) for ws, welcome in seats)
-    )
-    return {
-        "actions": sum(counts),
-        "latencies": latencies,
-        "seconds": time.perf_counter() - started,
-        "cpu": time.process_time() - cpu,
-    }
-
-
-def client_process(args: tuple[str, list[tuple[str, list[str]]], float, int]) -> dict[str, Any]:
+def client_process(args: tuple[str, str, float, tuple[float, float], list[float], int]) -> dict[str, Any]:
     """One process of clients, as light as it can be made so that the server gets the CPU.
 
     The load generator shares the machine's two cores with the server, so its
-    own costs show up in the latencies it measures: it parses with orjson,
-    runs on uvloop, and collects garbage rarely (like the server).
+    own costs show up in the latencies it measures: it uses aiohttp (whose
+    WebSocket frames are parsed in C), parses JSON with orjson, runs on
+    uvloop, and collects garbage rarely (like the server).
     """
+    http_base, ws_base, think, window, starts, seed = args
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
-    return uvloop.run(client_main(*args))
+    return uvloop.run(Run(http_base, ws_base, think, window).main(starts, seed))
 
 
-def run(db: str, tables: int, procs: int, think: float, label: str) -> dict[str, Any]:
+def percentile(sorted_values: list[float], q: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]
+
+
+def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
+    tables, think, procs = args.tables, args.think, args.procs
     port = free_port()
     prefix = os.environ.get("FORSALE_BENCH_SERVER_PREFIX", "").split()  # e.g. "-m cProfile -o server.prof"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
     workdir = Path(tempfile.mkdtemp(prefix="forsale-bench-"))
-    cmd = [sys.executable, *prefix, "-m", "forsale", "serve", "--port", str(port), "--db", db, "--bot-delay", "0"]
+    cmd = [
+        sys.executable,
+        *prefix,
+        *os.environ.get("FORSALE_BENCH_SERVER_MAIN", "-m forsale").split(),
+        "serve",
+        "--port",
+        str(port),
+        "--db",
+        db,
+        "--bot-delay",
+        "0",
+    ]
     cmd += ["--rest-rate", "100000", "--log-level", "warning"]
     server = subprocess.Popen(cmd, env=env, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     http_base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
@@ -197,44 +264,105 @@ def run(db: str, tables: int, procs: int, think: float, label: str) -> dict[str,
             time.sleep(0.1)
         else:
             raise SystemExit(f"the server did not start: {server.stderr.read().decode() if server.stderr else ''}")
-        jobs: list[tuple[str, list[str]]] = []
-        with httpx.Client(base_url=http_base, timeout=60) as http:
-            for _ in range(tables):
-                table_id = http.post("/api/tables", json={"players": 4, "private": True}).json()["table"]["id"]
-                tokens = [http.post(f"/api/tables/{table_id}/join", json={}).json()["token"] for _ in range(4)]
-                jobs.append((table_id, tokens))
-        shares = [jobs[i::procs] for i in range(procs)]
-        server_cpu0 = cpu_seconds(server.pid)
+        stagger = args.stagger if args.stagger is not None else max(5.0, 60.0 * think)
+        t0 = time.time() + 3.0  # time for the client processes to start
+        window = (t0 + stagger, t0 + stagger + args.duration)
+        rng = random.Random(args.seed)
+        starts = [t0 + rng.uniform(0, stagger) for _ in range(tables)]
+        jobs = [(http_base, ws_base, think, window, starts[i::procs], args.seed + i) for i in range(procs)]
         with multiprocessing.get_context("spawn").Pool(procs) as pool:
-            results = pool.map(client_process, [(ws_base, share, think, i) for i, share in enumerate(shares)])
-        seconds = max(r["seconds"] for r in results)  # play only, after every client has connected
-        server_cpu = cpu_seconds(server.pid) - server_cpu0
-        latencies = sorted(x for r in results for x in r["latencies"])
-        actions = sum(r["actions"] for r in results)
-        with httpx.Client(base_url=http_base) as http:
-            over = http.get("/api/tables", params={"status": "over", "limit": tables}).json()["tables"]
-        assert len(over) == tables, f"{len(over)} of {tables} games finished"
+            pending = pool.map_async(client_process, jobs)
+            with progress(window[1] - time.time()) as tick:
+                while time.time() < window[0]:
+                    time.sleep(0.5)
+                    tick()
+                server_cpu0 = cpu_seconds(server.pid)
+                while time.time() < window[1]:
+                    time.sleep(min(0.5, max(0.0, window[1] - time.time())))
+                    tick()
+                server_cpu = cpu_seconds(server.pid) - server_cpu0
+            results = pending.get()
+        acks = [a for r in results for a in r["acks"]]
+        inside = sorted(latency for at, latency in acks if window[0] <= at < window[1])
+        if not inside:
+            raise SystemExit("no action was acknowledged inside the measurement window")
+        games = [g for r in results for g in r["games"]]
+        with httpx.Client(base_url=http_base, timeout=60) as http:
+            missing = [g for g in games if http.get(f"/api/tables/{g}").json()["table"]["status"] != "over"]
+        assert not missing, f"{len(missing)} games the clients finished are not over on the server"
         out = {
             "db": label,
             "tables": tables,
             "think": think,
-            "actions": actions,
-            "seconds": round(seconds, 2),
-            "actions_per_s": round(actions / seconds, 1),
-            "p50_ms": round(1000 * latencies[len(latencies) // 2], 2),
-            "p99_ms": round(1000 * latencies[int(len(latencies) * 0.99)], 2),
-            "max_ms": round(1000 * latencies[-1], 2),
-            "mean_ms": round(1000 * statistics.fmean(latencies), 2),
+            "duration": args.duration,
+            "stagger": stagger,
+            "actions": len(inside),
+            "actions_per_s": round(len(inside) / args.duration, 1),
+            "p50_ms": round(1000 * percentile(inside, 0.5), 2),
+            "p99_ms": round(1000 * percentile(inside, 0.99), 2),
+            "max_ms": round(1000 * inside[-1], 2),
+            "mean_ms": round(1000 * statistics.fmean(inside), 2),
             "server_cpu_s": round(server_cpu, 2),
+            "server_cpu_ms_per_action": round(1000 * server_cpu / len(inside), 3),
             "client_cpu_s": round(sum(r["cpu"] for r in results), 2),
+            "games_finished": len(games),
+            "games_abandoned_at_the_end": sum(r["abandoned"] for r in results),
             "load_average": os.getloadavg()[0],
         }
+        if args.plot:
+            plot(acks, window, out, args.plot)
         return out
     finally:
         server.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(15)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def progress(total: float) -> Iterator[Any]:
+    """A progress bar to the end of the measurement window (rich, on stderr)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    start = time.time()
+    columns = [TextColumn("load test"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s")]
+    with Progress(*columns, TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
+        task = bar.add_task("run", total=total)
+        yield lambda: bar.update(task, completed=min(total, time.time() - start))
+
+
+def plot(acks: list[tuple[float, float]], window: tuple[float, float], out: dict[str, Any], path: str) -> None:
+    """Latency percentiles and throughput per second over the whole run, the measurement window shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    start = min(at for at, _ in acks)
+    buckets: dict[int, list[float]] = {}
+    for at, latency in acks:
+        buckets.setdefault(int(at - start), []).append(1000 * latency)
+    xs = sorted(buckets)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    for q, style in ((0.5, "-"), (0.99, "--")):
+        top.plot(xs, [percentile(sorted(buckets[x]), q) for x in xs], style, label=f"p{int(q * 100)}")
+    top.axhline(100, color="red", linewidth=0.8, label="100 ms")
+    top.set_yscale("log")
+    top.set_ylabel("ack latency (ms)")
+    top.legend()
+    bottom.plot(xs, [len(buckets[x]) for x in xs])
+    bottom.set_ylabel("actions / s")
+    bottom.set_xlabel("seconds since the first action")
+    for axis in (top, bottom):
+        axis.axvspan(window[0] - start, window[1] - start, color="grey", alpha=0.15)
+    fig.suptitle(
+        f"{out['tables']} tables on {out['db']}, think {out['think']} s: {out['actions_per_s']} actions/s, "
+        f"p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms (shaded: window)",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
 
 
 def main() -> None:
@@ -244,20 +372,36 @@ def main() -> None:
         "--db", default="sqlite", help="sqlite (a fresh file), postgresql (a fresh cluster), or a database URL"
     )
     parser.add_argument("--procs", type=int, default=1, help="client processes (default 1)")
-    parser.add_argument("--think", type=float, default=0.0, help="mean pause before each decision, seconds (default 0)")
+    parser.add_argument(
+        "--think", type=float, default=1.0, help="mean pause before each decision, seconds (default 1; 0: saturation)"
+    )
+    parser.add_argument("--duration", type=float, default=60.0, help="measurement window, seconds (default 60)")
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=None,
+        help="tables start at random times over this many seconds before the window opens (default 60 x think, >= 5)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the start times and of the clients' choices")
+    parser.add_argument("--plot", help="save latency and throughput over time to this image file (PNG)")
     args = parser.parse_args()
+    if args.tables < 1 or args.procs < 1 or args.duration <= 0 or args.think < 0:
+        parser.error("--tables and --procs must be at least 1, --duration positive, --think not negative")
+    if args.stagger is not None and args.stagger < 0:
+        parser.error("--stagger must not be negative")
     if args.db == "sqlite":
         with tempfile.TemporaryDirectory() as tmp:
-            out = run(f"sqlite:///{tmp}/bench.sqlite3", args.tables, args.procs, args.think, "sqlite")
+            out = run(f"sqlite:///{tmp}/bench.sqlite3", args, "sqlite")
     elif args.db in ("postgresql", "postgres"):
         with postgres() as url:
-            out = run(url, args.tables, args.procs, args.think, "postgresql")
+            out = run(url, args, "postgresql")
     else:
-        out = run(args.db, args.tables, args.procs, args.think, args.db.split(":", 1)[0])
+        out = run(args.db, args, args.db.split(":", 1)[0])
     print(json.dumps(out))
     print(
         f"server_load db={out['db']} tables={out['tables']} think={out['think']}s: "
-        f"{out['actions_per_s']} actions/s, ack latency p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms"
+        f"{out['actions_per_s']} actions/s, ack latency p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms, "
+        f"server CPU {out['server_cpu_ms_per_action']} ms/action"
     )
 
 

@@ -175,7 +175,7 @@ async def play_in_process(lobby: Lobby, rng: random.Random) -> None:
             table.attach(conns[seat], seat)
         seats = table.state.seats_to_act()
         seat = rng.choice(seats)
-        v = table.view_json(seat)
+        v = view(table.state, seat).to_json()
         if rng.random() < 0.1:  # a wrong move: out of turn, too high, a house not held
             wrong = rng.choice([{"bid": 99}, {"sell": rng.randint(1, 30)}, {"pass": True}])
             other = rng.choice([s for s in range(n) if s != seat] + [seat])

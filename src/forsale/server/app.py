@@ -3,10 +3,10 @@
 ``create_app(db_url=...)`` builds a FastAPI app; ``forsale serve`` runs it
 under uvicorn. The protocol is documented in ``docs/protocol.md``.
 
-Bad input never changes anything and never reaches another client: every
-WebSocket frame is size-checked, rate-limited, JSON-decoded and validated
-(:mod:`forsale.server.messages`) before it is looked at, and each problem is
-answered with an ``error`` message to that connection only.
+Bad input never changes anything and never reaches another client: request
+bodies are size-checked, rate-limited and validated
+(:mod:`forsale.server.messages`), and so is every WebSocket frame
+(:mod:`forsale.server.sockets`); each problem is answered to its sender only.
 """
 
 from __future__ import annotations
@@ -15,38 +15,32 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fastapi import FastAPI, Request, WebSocket
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocketDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import PRESETS, __version__
 from ..bots import agent_names, describe_agents
 from .botrunner import BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
-    Act,
     CreateTable,
-    Hello,
     Join,
-    Leave,
-    Ping,
     Settings,
     Solo,
     TokenBody,
     describe_validation,
-    parse_client_message,
-    to_action,
 )
+from .sockets import RateLimit, TableSockets
 from .storage import Storage
-from .tables import Conn, Lobby, Options, Refused
+from .tables import Lobby, Options, Refused
 
 log = logging.getLogger("forsale.server")
 
@@ -56,26 +50,40 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 DEFAULT_DB = "sqlite:///forsale.sqlite3"
 
 
-class RateLimit:
-    """A token bucket: ``rate`` messages a second on average, bursts up to ``burst``."""
+class PostLimits:
+    """Size and rate limits on POST requests (per client address), as plain ASGI middleware.
 
-    def __init__(self, rate: float, burst: float) -> None:
+    Starlette's ``BaseHTTPMiddleware`` runs every request in an extra task
+    group whose cancelled scopes leave reference cycles behind: under load
+    they were most of what the garbage collector had to find.
+    """
+
+    def __init__(self, app: ASGIApp, rate: float, burst: float) -> None:
+        self.app = app
         self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.last = time.monotonic()
+        self.buckets: dict[str, RateLimit] = {}
 
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
-
-def error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": msg_id}
+    def refusal(self, scope: Scope) -> JSONResponse | None:
+        for name, value in scope["headers"]:
+            if name == b"content-length" and (not value.isdigit() or int(value) > MAX_MESSAGE_BYTES):
+                return rest_error("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
+        host = scope["client"][0] if scope.get("client") else "?"
+        bucket = self.buckets.get(host)
+        if bucket is None:
+            if len(self.buckets) > 10000:
+                self.buckets.clear()
+            bucket = self.buckets[host] = RateLimit(self.rate, self.burst)
+        if not bucket.allow():
+            return rest_error("rate_limited", "too many requests; slow down", 429)
+        return None
 
 
 def rest_error(code: str, message: str, status: int) -> JSONResponse:
@@ -135,9 +143,8 @@ def create_app(
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
-    rest_limits: dict[str, RateLimit] = {}
 
-    def lobby_of(request: Request | WebSocket) -> Lobby:
+    def lobby_of(request: Request) -> Lobby:
         return request.app.state.lobby  # type: ignore[no-any-return]
 
     async def body_of(request: Request, model: type[M]) -> M:
@@ -172,21 +179,8 @@ def create_app(
     async def _refused(_request: Request, exc: Refused) -> JSONResponse:
         return rest_error(exc.code, str(exc), exc.status)
 
-    @app.middleware("http")
-    async def _limits(request: Request, call_next: Any) -> Any:
-        if request.method == "POST":
-            length = request.headers.get("content-length")
-            if length is not None and (not length.isdigit() or int(length) > MAX_MESSAGE_BYTES):
-                return rest_error("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
-            host = request.client.host if request.client else "?"
-            bucket = rest_limits.get(host)
-            if bucket is None:
-                if len(rest_limits) > 10000:
-                    rest_limits.clear()
-                bucket = rest_limits[host] = RateLimit(rest_rate, rest_burst)
-            if not bucket.allow():
-                return rest_error("rate_limited", "too many requests; slow down", 429)
-        return await call_next(request)
+    app.add_middleware(PostLimits, rate=rest_rate, burst=rest_burst)
+    app.add_middleware(TableSockets, rate=rate, burst=burst, hello_timeout=hello_timeout)
 
     # -- REST -----------------------------------------------------------------
     @app.get("/api/health")
@@ -283,117 +277,6 @@ def create_app(
     async def replay(request: Request, table_id: str) -> dict[str, Any]:
         table = await table_of(request, table_id)
         return table.replay()  # type: ignore[no-any-return]
-
-    # -- WebSocket ---------------------------------------------------------------
-    @app.websocket("/ws/tables/{table_id}")
-    async def play(ws: WebSocket, table_id: str) -> None:
-        lobby = lobby_of(ws)
-        await ws.accept()
-        conn = Conn(ws)
-        sender = asyncio.create_task(conn.pump())
-        table = await lobby.get(table_id) if len(table_id) <= 32 else None
-        limit = RateLimit(rate, burst)
-        strikes = 0
-        try:
-            if table is None:
-                conn.send(error("not_found", f"there is no table {table_id!r}"))
-                conn.close()
-                await sender
-                await ws.close(code=4404)
-                return
-            while not conn.closed:
-                try:
-                    timeout = None if conn.hello else hello_timeout
-                    frame = await asyncio.wait_for(ws.receive(), timeout)
-                except TimeoutError:
-                    conn.send(error("timeout", f"say hello within {hello_timeout:g} seconds"))
-                    break
-                if frame["type"] == "websocket.disconnect":
-                    break
-                if not limit.allow():
-                    strikes += 1
-                    if strikes > 200:
-                        conn.send(error("rate_limited", "too many messages; closing the connection"))
-                        break
-                    conn.send(error("rate_limited", f"too many messages: at most {rate:g} a second"))
-                    continue
-                text = frame.get("text")
-                if text is None:
-                    conn.send(error("bad_message", "send JSON text frames, not binary ones"))
-                    continue
-                if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
-                    conn.send(error("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
-                    continue
-                await handle(conn, table, text)
-        except WebSocketDisconnect:
-            pass
-        finally:
-            if table is not None:
-                table.detach(conn)
-            conn.close()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(sender, 5)
-            sender.cancel()
-            with contextlib.suppress(Exception):
-                await ws.close()
-
-    async def handle(conn: Conn, table: Any, text: str) -> None:
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as err:
-            conn.send(error("bad_json", f"not valid JSON: {err}"))
-            return
-        msg_id = data.get("id") if isinstance(data, dict) else None
-        if (
-            not isinstance(msg_id, str | int)
-            or isinstance(msg_id, bool)
-            or (isinstance(msg_id, str) and len(msg_id) > 64)
-        ):
-            msg_id = None
-        try:
-            msg = parse_client_message(data)
-        except ValueError as err:
-            conn.send(error("bad_message", str(err), msg_id))
-            return
-        if isinstance(msg, Ping):
-            conn.send({"type": "pong", "id": msg.id, "time": int(time.time() * 1000)})
-            return
-        if isinstance(msg, Hello):
-            if conn.hello:
-                conn.send(error("bad_message", "this connection has already said hello", msg.id))
-                return
-            seat = None
-            if msg.token is not None:
-                seat = table.seat_for_token(msg.token)
-                if seat is None:
-                    conn.send(
-                        error(
-                            "bad_token",
-                            "this token holds no seat at this table; say hello without a token to watch",
-                            msg.id,
-                        )
-                    )
-                    return
-            table.attach(conn, seat)
-            return
-        if not conn.hello:
-            conn.send(error("hello_first", 'say {"type": "hello", "token": ...} first', msg.id))
-            return
-        if isinstance(msg, Leave):
-            if conn.seat is None:
-                conn.send(error("not_seated", "spectators hold no seat to leave", msg.id))
-                return
-            await table.leave(conn.seat)
-            conn.send({"type": "left", "id": msg.id})
-            return
-        assert isinstance(msg, Act)
-        if conn.seat is None:
-            conn.send(error("not_seated", "spectators cannot act; join a seat to play", msg.id))
-            return
-        try:
-            await table.act(conn.seat, to_action(msg.action), "player", conn, msg.id)
-        except Refused as refused:
-            conn.send(error(refused.code, str(refused), msg.id))
 
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     if static.is_dir():

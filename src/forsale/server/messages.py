@@ -77,7 +77,8 @@ class Leave(_Strict):
 
 
 ClientMessage = Annotated[Hello | Act | Ping | Leave, Field(discriminator="type")]
-_client_message: TypeAdapter[Hello | Act | Ping | Leave] = TypeAdapter(ClientMessage)
+client_message: TypeAdapter[Hello | Act | Ping | Leave] = TypeAdapter(ClientMessage)
+"""Validates a decoded message (``validate_python``) or a message's JSON text in one step (``validate_json``)."""
 CLIENT_TYPES = ("hello", "act", "ping", "leave")
 
 
@@ -89,7 +90,7 @@ def parse_client_message(data: Any) -> Hello | Act | Ping | Leave:
     if kind not in CLIENT_TYPES:
         raise ValueError(f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}")
     try:
-        return _client_message.validate_python(data)
+        return client_message.validate_python(data)
     except ValidationError as error:
         raise ValueError(describe_validation(error)) from None
 

@@ -239,7 +239,7 @@ class LiveTable:
         self._thinking: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._views: dict[int | None, View] = {}
-        self._public: tuple[dict[str, Any], str] | None = None
+        self._public: str | None = None
         self._views_seq = -1
         self.closed = False
         now = time.monotonic()
@@ -310,19 +310,20 @@ class LiveTable:
             self._public = None
             self._views_seq = self.seq
 
-    def _public_view(self) -> tuple[dict[str, Any], str]:
-        """The spectator's view without its per-seat fields, as a dict and as JSON text (once per action)."""
+    def _public_text(self) -> str:
+        """The spectator's view without its per-seat fields, as JSON text (serialised once per action).
+
+        Only the text is kept between messages: a view's JSON is a hundred or
+        so small dicts and lists, and keeping one alive per table until the
+        next action made them most of what the garbage collector scanned.
+        """
         self._fresh()
         if self._public is None:
-            public = self.view_of(None).to_json()
+            public = view(self.state, None).to_json()
             for key in PER_SEAT_FIELDS:
                 del public[key]
-            self._public = (public, dumps(public))
+            self._public = dumps(public)
         return self._public
-
-    def view_json(self, seat: int | None) -> dict[str, Any]:
-        """``view(state, seat).to_json()``: the public part plus :func:`~forsale.view.seat_fields`."""
-        return {**self._public_view()[0], **seat_fields(self.state, seat)}
 
     def result(self) -> dict[str, Any] | None:
         if not self.state.is_over:
@@ -341,7 +342,7 @@ class LiveTable:
         head = {"type": kind, "table": self.id, "seq": self.seq, "status": self.status, **extra}
         head["clock"] = self.clock()
         head["result"] = self.result()
-        return dumps(head)[:-1] + ',"view":' + self._public_view()[1][:-1] + ","
+        return dumps(head)[:-1] + ',"view":' + self._public_text()[:-1] + ","
 
     def _for_seat(self, frame: str, seat: int | None) -> str:
         own = dumps(seat_fields(self.state, seat))
@@ -483,12 +484,18 @@ class LiveTable:
             if self.state.why_illegal(index, action) is not None:
                 code, message = explain(self.view_of(index), action)  # the reason, in what this seat may know
                 raise Refused(code, message)
-            new = self.state.apply(index, action)
+            state = self.state
             seq = self.seq + 1
-            finished = result_of(spectator_view(new)) if new.is_over else None
+            finished = None
+            if action.__class__ is Sell and state.round == state.rounds - 1 and state.n_commits == state.n - 1:
+                finished = result_of(spectator_view(state.apply(index, action)))  # the last move of the game
             await self.storage.run(Storage.op_append(self.id, seq, index, action_to_json(action), source, finished))
-            resolved = len(new.moves) > len(self.state.moves) and action.__class__ is Sell
-            self.state, self.seq = new, seq
+            # Committed: only now does the game move on (in place: a new state per action would be a
+            # few dozen objects per table for the garbage collector to scan, for nothing).
+            before = len(state.moves)
+            state.push(index, action)
+            resolved = action.__class__ is Sell and len(state.moves) > before
+            self.seq = seq
             if finished is not None:
                 self.status = "over"
                 self.finished_at = time.time()

@@ -1,0 +1,198 @@
+"""The WebSocket endpoint ``/ws/tables/{id}``: one session per seat or spectator.
+
+Every frame is size-checked, rate-limited, decoded and validated
+(:mod:`forsale.server.messages`) before it is looked at; each problem is
+answered with an ``error`` message to that connection only, and nothing
+changes. Accepted messages go to the table (:class:`~forsale.server.tables.LiveTable`).
+
+The endpoint is plain ASGI middleware in front of the FastAPI routes rather
+than a FastAPI route: a session lasts a whole game, and a route keeps a dozen
+framework coroutines and objects suspended under it for that long, and passes
+every outgoing frame through them. With thousands of sessions, those objects
+were much of what the garbage collector scanned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .messages import (
+    MAX_MESSAGE_BYTES,
+    Act,
+    Hello,
+    Leave,
+    Ping,
+    client_message,
+    parse_client_message,
+    to_action,
+)
+from .tables import Conn, LiveTable, Lobby, Refused
+
+PREFIX = "/ws/tables/"
+
+
+class RateLimit:
+    """A token bucket: ``rate`` messages a second on average, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.last = time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
+        self.last = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+def error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "id": msg_id}
+
+
+class TableSockets:
+    """ASGI middleware that serves ``/ws/tables/{id}`` and passes everything else on.
+
+    ``rate``/``burst``: the per-connection message rate limit (a flood past
+    200 refusals closes the connection); ``hello_timeout``: seconds a new
+    connection has to say hello.
+    """
+
+    def __init__(self, app: ASGIApp, rate: float, burst: float, hello_timeout: float) -> None:
+        self.app = app
+        self.rate, self.burst = rate, burst
+        self.hello_timeout = hello_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope.get("path", "")
+        if scope["type"] == "websocket" and path.startswith(PREFIX) and "/" not in path[len(PREFIX) :]:
+            await self.session(WebSocket(scope, receive, send), path[len(PREFIX) :])
+        else:
+            await self.app(scope, receive, send)
+
+    async def session(self, ws: WebSocket, table_id: str) -> None:
+        lobby: Lobby = ws.app.state.lobby
+        await ws.accept()
+        conn = Conn(ws)
+        sender = asyncio.create_task(conn.pump())
+        table = await lobby.get(table_id) if 0 < len(table_id) <= 32 else None
+        limit = RateLimit(self.rate, self.burst)
+        strikes = 0
+        try:
+            if table is None:
+                conn.send(error("not_found", f"there is no table {table_id!r}"))
+                conn.close()
+                await sender
+                await ws.close(code=4404)
+                return
+            while not conn.closed:
+                try:
+                    if conn.hello:
+                        frame = await ws.receive()
+                    else:
+                        frame = await asyncio.wait_for(ws.receive(), self.hello_timeout)
+                except TimeoutError:
+                    conn.send(error("timeout", f"say hello within {self.hello_timeout:g} seconds"))
+                    break
+                if frame["type"] == "websocket.disconnect":
+                    break
+                if not limit.allow():
+                    strikes += 1
+                    if strikes > 200:
+                        conn.send(error("rate_limited", "too many messages; closing the connection"))
+                        break
+                    conn.send(error("rate_limited", f"too many messages: at most {self.rate:g} a second"))
+                    continue
+                text = frame.get("text")
+                if text is None:
+                    conn.send(error("bad_message", "send JSON text frames, not binary ones"))
+                    continue
+                if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
+                    conn.send(error("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
+                    continue
+                await self.handle(conn, table, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if table is not None:
+                table.detach(conn)
+            conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, 5)
+            sender.cancel()
+            with contextlib.suppress(Exception):
+                await ws.close()
+
+    async def handle(self, conn: Conn, table: LiveTable, text: str) -> None:
+        try:  # the usual case, a valid message, is parsed and validated in one step
+            msg = client_message.validate_json(text)
+        except ValidationError:  # find out what is wrong, and the id to answer to
+            msg = self.invalid(conn, text)
+            if msg is None:
+                return
+        if isinstance(msg, Ping):
+            conn.send({"type": "pong", "id": msg.id, "time": int(time.time() * 1000)})
+            return
+        if isinstance(msg, Hello):
+            if conn.hello:
+                conn.send(error("bad_message", "this connection has already said hello", msg.id))
+                return
+            seat = None
+            if msg.token is not None:
+                seat = table.seat_for_token(msg.token)
+                if seat is None:
+                    refusal = "this token holds no seat at this table; say hello without a token to watch"
+                    conn.send(error("bad_token", refusal, msg.id))
+                    return
+            table.attach(conn, seat)
+            return
+        if not conn.hello:
+            conn.send(error("hello_first", 'say {"type": "hello", "token": ...} first', msg.id))
+            return
+        if isinstance(msg, Leave):
+            if conn.seat is None:
+                conn.send(error("not_seated", "spectators hold no seat to leave", msg.id))
+                return
+            await table.leave(conn.seat)
+            conn.send({"type": "left", "id": msg.id})
+            return
+        assert isinstance(msg, Act)
+        if conn.seat is None:
+            conn.send(error("not_seated", "spectators cannot act; join a seat to play", msg.id))
+            return
+        try:
+            await table.act(conn.seat, to_action(msg.action), "player", conn, msg.id)
+        except Refused as refused:
+            conn.send(error(refused.code, str(refused), msg.id))
+
+    @staticmethod
+    def invalid(conn: Conn, text: str) -> Hello | Act | Ping | Leave | None:
+        """A message the fast path refused: send the error it deserves (None), or return it if it is valid."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as err:
+            conn.send(error("bad_json", f"not valid JSON: {err}"))
+            return None
+        msg_id = data.get("id") if isinstance(data, dict) else None
+        if (
+            not isinstance(msg_id, str | int)
+            or isinstance(msg_id, bool)
+            or (isinstance(msg_id, str) and len(msg_id) > 64)
+        ):
+            msg_id = None
+        try:
+            return parse_client_message(data)
+        except ValueError as err:
+            conn.send(error("bad_message", str(err), msg_id))
+            return None
