@@ -154,7 +154,10 @@ class Slot:
                     action = heuristic(latest["view"], rng)
                     sent_at = time.perf_counter()
                     await ws.send_str(dumps({"type": "act", "action": action}))
-                message = loads(await ws.receive_str())
+                try:
+                    message = loads(await ws.receive_str())
+                except (TypeError, aiohttp.ClientError):  # closed: the window is over (see Run.main)
+                    return False
                 kind = message["type"]
                 if kind == "state":
                     if message["seq"] >= latest["seq"]:
@@ -167,6 +170,7 @@ class Slot:
                     raise RuntimeError(f"the server refused a move: {message}")
         finally:
             await ws.close()
+            run.sockets.discard(ws)
 
 
 class Run:
@@ -181,6 +185,7 @@ class Run:
         self.abandoned = 0
         self.gate = asyncio.Semaphore(32)  # thousands of handshakes at once would time out
         self.http: aiohttp.ClientSession | None = None
+        self.sockets: set[Any] = set()
 
     async def new_table(self) -> tuple[str, list[str]]:
         """A private table of four, every seat joined through the lobby API, as four people would."""
@@ -199,11 +204,19 @@ class Run:
         async with self.gate:
             assert self.http is not None
             ws = await self.http.ws_connect(f"{self.ws_base}/ws/tables/{table_id}", max_msg_size=0)
+            self.sockets.add(ws)
             await ws.send_str(dumps({"type": "hello", "token": token}))
             while True:
                 message = loads(await ws.receive_str())
                 if message["type"] == "welcome":
                     return ws, message
+
+    async def close_at_the_end(self) -> None:
+        """Once the window has closed, hang up on the games still going (their seats may be waiting for
+        a seat that has already stopped, and the server would wait out its grace period)."""
+        await asyncio.sleep(max(0.0, self.window_end - time.time()) + 1.0)
+        for ws in list(self.sockets):
+            await ws.close()
 
     async def main(self, starts: list[float], seed: int) -> dict[str, Any]:
         rng = random.Random(seed)
@@ -212,7 +225,9 @@ class Run:
         async with aiohttp.ClientSession(self.http_base, connector=connector, timeout=timeout) as self.http:
             cpu = time.process_time()
             slots = [Slot(self, random.Random(rng.random())) for _ in starts]
+            closer = asyncio.create_task(self.close_at_the_end())
             await asyncio.gather(*(slot.main(start) for slot, start in zip(slots, starts)))
+            closer.cancel()
         return {"acks": self.acks, "games": self.games, "abandoned": self.abandoned, "cpu": time.process_time() - cpu}
 
 
