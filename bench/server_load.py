@@ -253,13 +253,14 @@ def percentile(sorted_values: list[float], q: float) -> float:
 def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
     tables, think, procs = args.tables, args.think, args.procs
     port = free_port()
-    prefix = os.environ.get("FORSALE_BENCH_SERVER_PREFIX", "").split()  # e.g. "-m cProfile -o server.prof"
+    # What python runs instead of "-m forsale", e.g. a script that wraps forsale.cli.main with a
+    # gc.callbacks logger (how the GC pauses in the README were found).
+    server_main = os.environ.get("FORSALE_BENCH_SERVER_MAIN", "-m forsale").split()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
     workdir = Path(tempfile.mkdtemp(prefix="forsale-bench-"))
     cmd = [
         sys.executable,
-        *prefix,
-        *os.environ.get("FORSALE_BENCH_SERVER_MAIN", "-m forsale").split(),
+        *server_main,
         "serve",
         "--port",
         str(port),
