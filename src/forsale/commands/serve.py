@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
-
-GC_THRESHOLD = 20_000
-"""Young-generation allocations between garbage collections in the server process (CPython's default: 700)."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -45,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ..server import create_app
+        from ..server import collector, create_app
         from ..server.messages import MAX_MESSAGE_BYTES
     except ImportError as error:
         print(f"forsale serve needs the server extra (pip install 'forsale[server]'): {error}", file=sys.stderr)
@@ -58,15 +54,9 @@ def run(args: argparse.Namespace) -> int:
         bot_modules=tuple(args.bot_module),
         rest_rate=args.rest_rate,
         rest_burst=max(500.0, 10 * args.rest_rate),
+        full_gc_every=collector.FULL_EVERY,
     )
-    # The server allocates many short-lived containers per action (views, JSON
-    # dicts) while holding many long-lived ones (tables, connections); at
-    # CPython's default threshold of 700 allocations the cyclic garbage
-    # collector took about 40% of the CPU under load. Collect young objects
-    # less often, and keep everything alive at start-up out of the scans.
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_THRESHOLD, 20, 20)
+    collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)
     uvicorn.run(
         app,

@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from .. import PRESETS, __version__
 from ..bots import agent_names, describe_agents
+from . import collector
 from .botrunner import BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
@@ -106,6 +107,7 @@ def create_app(
     rest_burst: float = 500.0,
     hello_timeout: float = 30.0,
     static_dir: Path | str | None = None,
+    full_gc_every: float | None = None,
 ) -> FastAPI:
     """The server application.
 
@@ -117,6 +119,8 @@ def create_app(
     run on the event loop; ``bot_modules`` are imported (here and in every
     worker) to register more bots. ``rate``/``burst``: per-connection message rate
     limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
+    ``full_gc_every``: seconds between full garbage collections, for a process
+    tuned by :func:`forsale.server.collector.tune` (``forsale serve`` is).
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
@@ -128,9 +132,12 @@ def create_app(
         lobby = Lobby(storage, runner, options)
         app.state.storage, app.state.lobby = storage, lobby
         await lobby.start()
+        collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
         try:
             yield
         finally:
+            if collecting is not None:
+                collecting.cancel()
             lobby.close()
             runner.close()
             await asyncio.to_thread(storage.close)
