@@ -19,6 +19,7 @@ is consistent with a view, shuffling what the seat cannot know.
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -123,9 +124,15 @@ class View:
     def scores(self) -> tuple[int, ...]:
         return tuple(sum(c) + m for c, m in zip(self.cheques_won, self.coins))
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of this view (the shape server messages and logs use)."""
-        return {
+    def to_json(self, omit: Collection[str] = ()) -> dict[str, Any]:
+        """A JSON-ready dict of this view (the shape server messages and logs use).
+
+        ``omit``: keys to leave out, and not compute. A server that sends a
+        snapshot after every action keeps the JSON of ``history`` and
+        ``takes``, which only grow, instead of rebuilding dozens of small
+        dicts per action.
+        """
+        out = {
             "rules": self.rules.to_json(),
             "ruleset": {
                 "name": self.rules.name,
@@ -156,11 +163,17 @@ class View:
             "unseen_cheques": list(self.unseen_cheques),
             "houses_to_come": self.houses_to_come,
             "cheques_to_come": self.cheques_to_come,
-            "history": [move_to_json(seat, action) for seat, action in self.history],
-            "takes": [{"round": t.round, "seat": t.seat, "house": t.house, "paid": t.paid} for t in self.takes],
-            "legal": [action_to_json(a) for a in self.legal_actions()],
-            "scores": list(self.scores()),
         }
+        if "history" not in omit:
+            out["history"] = [move_to_json(seat, action) for seat, action in self.history]
+        if "takes" not in omit:
+            out["takes"] = [take_to_json(t) for t in self.takes]
+        if "legal" not in omit:
+            out["legal"] = [action_to_json(a) for a in self.legal_actions()]
+        out["scores"] = list(self.scores())
+        for key in omit:
+            out.pop(key, None)
+        return out
 
 
 PER_SEAT_FIELDS = ("seat", "my_commit", "legal")
@@ -196,6 +209,11 @@ def action_to_json(action: Action) -> dict[str, Any]:
     if action is PASS or action == PASS:
         return {"pass": True}
     return {"sell": action.house}  # type: ignore[union-attr]
+
+
+def take_to_json(take: Take) -> dict[str, int]:
+    """``{"round": r, "seat": s, "house": h, "paid": p}``."""
+    return {"round": take.round, "seat": take.seat, "house": take.house, "paid": take.paid}
 
 
 def move_to_json(seat: int | None, action: Any) -> dict[str, Any]:

@@ -130,6 +130,14 @@ def test_seat_fields_differ_from_the_public_view_only_in_their_keys():
         seat_fields(game, 4)
 
 
+def test_to_json_can_leave_keys_out():
+    game = game_in_sale_phase()
+    full = view(game, 1).to_json()
+    for omit in [("history",), ("takes", "legal"), ("history", "takes", "seat", "my_commit", "legal"), ("scores",)]:
+        assert view(game, 1).to_json(omit=omit) == {k: v for k, v in full.items() if k not in omit}
+    assert list(view(game, 1).to_json()) == list(full)  # nothing omitted: the same keys in the same order
+
+
 def test_bad_seat():
     with pytest.raises(ValueError, match="no seat 4"):
         view(new_game(4, seed=1), 4)

@@ -35,7 +35,16 @@ from ..errors import ForSaleError
 from ..record import to_record
 from ..rules import Ruleset
 from ..state import Deal, State, play_moves
-from ..view import PER_SEAT_FIELDS, View, action_to_json, seat_fields, spectator_view, view
+from ..view import (
+    PER_SEAT_FIELDS,
+    View,
+    action_to_json,
+    move_to_json,
+    seat_fields,
+    spectator_view,
+    take_to_json,
+    view,
+)
 from .botrunner import BotRunner, default_bot, validate_spec
 from .messages import CreateTable, Solo
 from .storage import Storage, StoredGame, StoredSeat, hash_token
@@ -56,6 +65,18 @@ except ImportError:  # pragma: no cover - orjson is part of the server extra
 
     def dumps(message: dict[str, Any]) -> str:
         return json.dumps(message, separators=(",", ":"))
+
+
+_KEPT_AS_TEXT = (*PER_SEAT_FIELDS, "history", "takes")
+"""Keys of a view's JSON that :meth:`LiveTable._public_text` does not rebuild per action."""
+
+
+def _grow(texts: list[str], items: tuple[Any, ...], to_text: Callable[[Any], str]) -> str:
+    """``items`` as the inside of a JSON array, given ``texts`` for a prefix of them (extended in place)."""
+    if len(texts) > len(items):  # cannot happen while the game only moves forward; start again if it does
+        texts.clear()
+    texts.extend(to_text(item) for item in items[len(texts) :])
+    return ",".join(texts)
 
 
 class Refused(Exception):
@@ -240,6 +261,8 @@ class LiveTable:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._views: dict[int | None, View] = {}
         self._public: str | None = None
+        self._history_json: list[str] = []  # JSON text of each entry of the public history so far
+        self._takes_json: list[str] = []  # ... and of each house taken so far
         self._views_seq = -1
         self.closed = False
         now = time.monotonic()
@@ -313,16 +336,20 @@ class LiveTable:
     def _public_text(self) -> str:
         """The spectator's view without its per-seat fields, as JSON text (serialised once per action).
 
-        Only the text is kept between messages: a view's JSON is a hundred or
+        Only text is kept between messages: a view's JSON is a hundred or
         so small dicts and lists, and keeping one alive per table until the
         next action made them most of what the garbage collector scanned.
+        ``history`` and ``takes`` only ever grow, so the JSON text of each of
+        their entries is kept and only new entries are serialised; they were
+        most of the cost of a snapshot late in a game.
         """
         self._fresh()
         if self._public is None:
-            public = view(self.state, None).to_json()
-            for key in PER_SEAT_FIELDS:
-                del public[key]
-            self._public = dumps(public)
+            v = view(self.state, None)
+            public = dumps(v.to_json(omit=_KEPT_AS_TEXT))
+            history = _grow(self._history_json, v.history, lambda move: dumps(move_to_json(*move)))
+            takes = _grow(self._takes_json, v.takes, lambda take: dumps(take_to_json(take)))
+            self._public = f'{public[:-1]},"history":[{history}],"takes":[{takes}]}}'
         return self._public
 
     def result(self) -> dict[str, Any] | None:
