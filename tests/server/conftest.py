@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import httpx
 import pytest
-
-SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def free_port() -> int:
@@ -96,62 +91,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("fresh_postgres"))
 
 
-class Server:
-    """``forsale serve`` in a subprocess (a real uvicorn on a free port)."""
-
-    def __init__(self, db: str, tmp: Path, *extra: str) -> None:
-        self.db, self.tmp, self.extra = db, tmp, extra
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = tmp / f"server-{self.port}.log"
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def start(self) -> Server:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
-        cmd = [sys.executable, "-m", "forsale", "serve", "--port", str(self.port), "--db", self.db]
-        cmd += ["--bot-delay", "0", "--log-level", "warning", *self.extra]
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.tmp)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log.read_text()}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
-                    return self
-            time.sleep(0.1)
-        raise RuntimeError(f"the server did not start: {self.log.read_text()}")
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()  # SIGKILL: no shutdown code runs
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[type[Server]]:
+def serve(serve_process: type[Any]) -> Iterator[type[Any]]:
     """Start ``forsale serve`` subprocesses: ``serve(db_url, tmp_path).start()``; all stopped at the end."""
-    started: list[Server] = []
+    started: list[Any] = []
 
-    class Tracked(Server):
-        def start(self) -> Server:
+    class Tracked(serve_process):  # type: ignore[misc,valid-type]
+        def start(self) -> Any:
             started.append(self)
             return super().start()
 

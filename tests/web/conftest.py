@@ -9,17 +9,12 @@ exceptions; a test fails if there were any. Screenshots go to
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
 
@@ -36,78 +31,11 @@ CHROMIUM_ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """A ``forsale serve`` subprocess on ``port`` with the SQLite database ``db`` (bots act at once)."""
-
-    def __init__(self, db: Path, port: int | None = None) -> None:
-        self.db = db
-        self.port = port or _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Server:
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
-        log = self.db.parent / "server.log"
-        with open(log, "ab") as out:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "forsale",
-                    "serve",
-                    "--port",
-                    str(self.port),
-                    "--db",
-                    f"sqlite:///{self.db}",
-                    "--bot-delay",
-                    "0",
-                    "--log-level",
-                    "warning",
-                ],
-                env=env,
-                cwd=self.db.parent,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"forsale serve exited: {log.read_text()}")
-            try:
-                if httpx.get(f"{self.base}/api/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("forsale serve did not answer /api/health within 30 s")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        """``kill -9``: no chance to say goodbye to anyone."""
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
 @pytest.fixture(scope="session")
-def web_server() -> Iterator[str]:
+def web_server(serve_process: type[Any]) -> Iterator[str]:
     """The base URL of a real ``forsale serve`` with a fresh SQLite database."""
-    server = Server(Path(tempfile.mkdtemp(prefix="forsale-web-")) / "web.sqlite3").start()
+    workdir = Path(tempfile.mkdtemp(prefix="forsale-web-"))
+    server = serve_process(f"sqlite:///{workdir / 'web.sqlite3'}", workdir).start()
     try:
         yield server.base
     finally:
@@ -115,12 +43,12 @@ def web_server() -> Iterator[str]:
 
 
 @pytest.fixture
-def server_factory(tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """Servers a test starts, kills and restarts itself (stopped at the end)."""
-    made: list[Server] = []
+def server_factory(tmp_path: Path, serve_process: type[Any]) -> Iterator[Callable[..., Any]]:
+    """Servers a test starts, kills and restarts itself, on one database (stopped at the end)."""
+    made: list[Any] = []
 
-    def make(port: int | None = None) -> Server:
-        server = Server(tmp_path / "own.sqlite3", port)
+    def make(port: int | None = None) -> Any:
+        server = serve_process(f"sqlite:///{tmp_path / 'own.sqlite3'}", tmp_path, port=port)
         made.append(server)
         return server
 

@@ -18,7 +18,7 @@ def test_page_reconnects_after_the_server_is_killed_and_restarted(new_page, play
     moves = me.moves()
     hand = page.evaluate("() => [...document.querySelectorAll('.me-area .hand .card')].map(c => +c.dataset.house)")
 
-    server.kill()
+    server.kill9()
     page.wait_for_selector("#conn.bad")  # the page says it is reconnecting
     assert page.locator("#conn").inner_text() == "reconnecting…"
     shoot(page, "reconnecting")
