@@ -279,7 +279,7 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         "--bot-delay",
         "0",
     ]
-    cmd += ["--rest-rate", "100000", "--log-level", "warning"]
+    cmd += ["--rest-rate", "100000", "--log-level", "warning", *args.server_arg]
     server = subprocess.Popen(cmd, env=env, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     http_base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     try:
@@ -318,6 +318,7 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         assert not missing, f"{len(missing)} games the clients finished are not over on the server"
         out = {
             "db": label,
+            "server_args": args.server_arg,
             "tables": tables,
             "think": think,
             "duration": args.duration,
@@ -411,6 +412,13 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the start times and of the clients' choices")
     parser.add_argument("--plot", help="save latency and throughput over time to this image file (PNG)")
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="pass ARG on to forsale serve (repeatable), e.g. --server-arg=--full-gc-every=20",
+    )
     args = parser.parse_args()
     if args.tables < 1 or args.procs < 1 or args.duration <= 0 or args.think < 0:
         parser.error("--tables and --procs must be at least 1, --duration positive, --think not negative")
