@@ -48,11 +48,26 @@ def test_tune_freezes_what_is_alive_and_never_starts_a_full_collection(restore_g
     assert full >= 10**9  # CPython would need a billion middle collections to start a full one
 
 
+def churn() -> int:
+    """Allocate and keep many lists for a moment: enough automatic collections, and enough survivors,
+    that CPython's default policy starts a full collection (it does once the survivors of middle
+    collections outnumber a quarter of the older objects, so the churn grows with the test process)."""
+    keep = [[i] for i in range(max(300_000, len(gc.get_objects())))]
+    return len(keep)
+
+
+def test_cpython_default_policy_would_free_the_cycle_during_the_churn(restore_gc: None) -> None:
+    """The control for the next test: the churn is enough to make CPython's own heuristic collect everything."""
+    gc.set_threshold(700, 10, 10)
+    ref = old_cycle()
+    churn()
+    assert ref() is None
+
+
 def test_a_cycle_that_reached_the_oldest_generation_waits_for_the_timer(restore_gc: None) -> None:
     collector.tune()
     ref = old_cycle()
-    for _ in range(50):
-        gc.collect(1)  # however many middle collections run, the oldest generation is left alone
+    churn()  # many young and middle collections run by themselves; none of them is a full one
     assert ref() is not None
 
     async def a_while_with_the_timer() -> None:
