@@ -21,12 +21,17 @@ def forsale_cmd() -> list[str]:
     return [sys.executable, "-m", "forsale"]
 
 
-@pytest.fixture
-def forsale_env() -> dict[str, str]:
-    """An environment in which ``forsale_cmd`` imports this checkout's package."""
+def checkout_env() -> dict[str, str]:
+    """This process's environment, with ``PYTHONPATH`` leading to this checkout's package."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
     return env
+
+
+@pytest.fixture
+def forsale_env() -> dict[str, str]:
+    """An environment in which ``forsale_cmd`` imports this checkout's package."""
+    return checkout_env()
 
 
 class ServeProcess:
@@ -61,8 +66,7 @@ class ServeProcess:
         """Start it and wait until ``/api/health`` answers (30 s at most)."""
         import httpx
 
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+        env = checkout_env()
         cmd = [sys.executable, "-m", "forsale", "serve", "--port", str(self.port), "--db", self.db]
         cmd += ["--bot-delay", "0", "--log-level", "warning", *self.extra]
         with open(self.log, "ab") as log:
