@@ -198,6 +198,20 @@ class State:
         """Whether ``seat`` has chosen its house in this sale round (public; the house is not)."""
         return self.phase is SALE and self.commits[seat] != 0
 
+    def ends_game(self, action: Action) -> bool:
+        """Whether ``action``, taken legally now, is the game's last move: the last choice of the last sale round.
+
+        Lets a caller that must record the result before the move is applied
+        (the server writes it in the same transaction as the move) tell
+        without applying it to a copy.
+        """
+        return (
+            self.phase is SALE
+            and action.__class__ is Sell
+            and self.round == self.rounds - 1
+            and self.n_commits == self.n - 1
+        )
+
     # -- legal actions -----------------------------------------------------
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """Every action ``seat`` may take now (empty when it is not to act).

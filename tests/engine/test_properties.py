@@ -82,6 +82,19 @@ def test_random_play_conserves_cards_and_coins_and_ends(rules, rng):
     assert all(game.scores()[w] == best for w in winners)
 
 
+@settings(max_examples=40, deadline=None)
+@given(rules=rulesets(), rng=st.randoms(use_true_random=False))
+def test_ends_game_says_which_legal_actions_end_the_game(rules, rng):
+    game = new_game(rules, rng=rng)
+    while not game.is_over:
+        for seat in game.seats_to_act():
+            for action in game.legal_actions(seat):
+                assert game.ends_game(action) == game.apply(seat, action).is_over
+        seat = rng.choice(game.seats_to_act())
+        game.push(seat, rng.choice(game.legal_actions(seat)))
+    assert not game.ends_game(Sell(1))
+
+
 @settings(max_examples=60, deadline=None)
 @given(rules=rulesets(), rng=st.randoms(use_true_random=False), stop=st.integers(0, 200))
 def test_record_replay_round_trip(rules, rng, stop):

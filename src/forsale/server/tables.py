@@ -514,8 +514,8 @@ class LiveTable:
             state = self.state
             seq = self.seq + 1
             finished = None
-            if action.__class__ is Sell and state.round == state.rounds - 1 and state.n_commits == state.n - 1:
-                finished = result_of(spectator_view(state.apply(index, action)))  # the last move of the game
+            if state.ends_game(action):
+                finished = result_of(spectator_view(state.apply(index, action)))
             await self.storage.run(Storage.op_append(self.id, seq, index, action_to_json(action), source, finished))
             # Committed: only now does the game move on (in place: a new state per action would be a
             # few dozen objects per table for the garbage collector to scan, for nothing).
