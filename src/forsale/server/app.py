@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .. import PRESETS, __version__
+from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from . import collector
 from .botrunner import BotRunner, default_bot, load_bot_modules
@@ -207,7 +207,10 @@ def create_app(
 
     @app.get("/api/rulesets")
     async def rulesets() -> dict[str, Any]:
-        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"]}
+        # Each player count's default knobs, so a custom-rules form can start from a game that deals.
+        defaults = {n: Ruleset.default(n) for n in range(2, 7)}
+        knobs = {n: {"starting_coins": r.starting_coins, "removed": r.removed, "refund": r.refund} for n, r in defaults.items()}
+        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": knobs}
 
     @app.get("/api/tables")
     async def list_tables(request: Request, status: str = "open", limit: int = 50) -> dict[str, Any]:
