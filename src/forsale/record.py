@@ -14,11 +14,10 @@ import json
 from collections import Counter
 from typing import Any
 
-from .actions import PASS, bid
+from .actions import PASS, bid, move_to_json
 from .errors import ForSaleError, RecordError
 from .rules import CHEQUE_VALUES, CHEQUES, MAX_PLAYERS, MIN_PLAYERS, Ruleset
 from .state import AUCTION, OVER, Deal, State
-from .view import move_to_json
 
 FORMAT = "forsale-record/1"
 

@@ -23,7 +23,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .actions import PASS, SELLS, Action, Bid
+from .actions import PASS, SELLS, Action, action_to_json, move_to_json
 from .rules import CHEQUES, HOUSES, Ruleset
 from .state import AUCTION, OVER, SALE, Deal, State, _auction_actions
 
@@ -202,25 +202,9 @@ def seat_fields(state: State, seat: int | None) -> dict[str, Any]:
     }
 
 
-def action_to_json(action: Action) -> dict[str, Any]:
-    """``{"bid": 3}``, ``{"pass": true}`` or ``{"sell": 17}``."""
-    if action.__class__ is Bid:
-        return {"bid": action.amount}  # type: ignore[union-attr]
-    if action is PASS or action == PASS:
-        return {"pass": True}
-    return {"sell": action.house}  # type: ignore[union-attr]
-
-
 def take_to_json(take: Take) -> dict[str, int]:
     """``{"round": r, "seat": s, "house": h, "paid": p}``."""
     return {"round": take.round, "seat": take.seat, "house": take.house, "paid": take.paid}
-
-
-def move_to_json(seat: int | None, action: Any) -> dict[str, Any]:
-    """A move as a record stores it: ``{"seat": s, "bid": b}``, ``{"seat": s, "pass": true}``, ``{"sell": [...]}``."""
-    if seat is None:
-        return {"sell": list(action)}
-    return {"seat": seat, **action_to_json(action)}
 
 
 def view(state: State, seat: int | None) -> View:

@@ -30,7 +30,7 @@ from typing import Any
 
 from fastapi import WebSocket
 
-from ..actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
+from ..actions import PASS, Action, Bid, Pass, Sell, action_from_json, action_to_json, move_to_json
 from ..errors import ForSaleError
 from ..record import to_record
 from ..rules import Ruleset
@@ -38,8 +38,6 @@ from ..state import Deal, State, play_moves
 from ..view import (
     PER_SEAT_FIELDS,
     View,
-    action_to_json,
-    move_to_json,
     seat_fields,
     spectator_view,
     take_to_json,
@@ -86,14 +84,6 @@ class Refused(Exception):
         super().__init__(message)
         self.code = code
         self.status = status
-
-
-def action_from_json(data: dict[str, Any]) -> Action:
-    if "bid" in data:
-        return bid(data["bid"])
-    if "sell" in data:
-        return SELLS[data["sell"]]
-    return PASS
 
 
 def safe_action(v: View) -> Action:
