@@ -15,7 +15,9 @@ async function call(method, path, body) {
   }
   if (!response.ok) {
     const message = (data && (data.detail?.message || data.message || data.detail || data.error?.message || data.error)) || `${response.status} ${response.statusText}`;
-    throw new Error(typeof message === "string" ? message : JSON.stringify(message));
+    const error = new Error(typeof message === "string" ? message : JSON.stringify(message));
+    error.code = data && data.error ? data.error.code : null; // e.g. "bad_rules": the form shows it by the knobs
+    throw error;
   }
   return data;
 }

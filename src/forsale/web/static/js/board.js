@@ -96,7 +96,14 @@ function seatPanel(scene, s) {
   return h(
     `div.${classes.join(".")}`,
     { dataset: { seat: s }, "aria-label": `seat ${s + 1}: ${scene.names[s]}` },
-    h("div.name", null, h("span.nm", { title: scene.names[s] }, myLabel(scene, s)), scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null),
+    // The name whole (it wraps; the title holds it if it is ever clamped), "you" as a badge beside it.
+    h(
+      "div.name",
+      null,
+      h("span.nm", { title: scene.names[s] }, scene.names[s]),
+      s === scene.me && scene.names[s].toLowerCase() !== "you" ? h("span.badge.you", null, "you") : null,
+      scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null,
+    ),
     h("div.status", { "aria-live": "off" }, seatStatus(scene, s)),
     known,
   );
@@ -115,7 +122,7 @@ export function revealRow(scene, sales, animate) {
     const pair = h(
       "div.pair",
       { style: `--i:${animate ? i : 0}` },
-      h("span", null, seatName(scene, x.seat)),
+      h("span.who", { title: scene.names[x.seat] }, seatName(scene, x.seat)),
       h("div.flip", null, houseCard(x.house, { small: true })),
       chequeCard(x.cheque, { small: true }),
     );
@@ -164,7 +171,7 @@ export function felt(scene, extra) {
       const chosen = [];
       for (let s = 0; s < scene.n; s++) {
         chosen.push(
-          h("div.pair", null, h("span", null, seatName(scene, s)),
+          h("div.pair", null, h("span.who", { title: scene.names[s] }, seatName(scene, s)),
             scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: `${scene.names[s]} has chosen` })) : h("div.card.small.placeholder", { "aria-label": "still choosing" })),
         );
       }

@@ -3,6 +3,7 @@
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
 import { distinctNames, h } from "./format.js";
+import { rulesPicker } from "./rulesform.js";
 
 const PREFS = "forsale.prefs";
 
@@ -26,12 +27,6 @@ function select(id, options, value) {
   );
 }
 
-const RULESETS = [
-  ["official", "Official (modern printings)"],
-  ["first-edition", "First edition (1997: more coins)"],
-  ["refund-up", "Official, refunds rounded up"],
-];
-
 const CLOCKS = [
   ["", "No clock"],
   ["15", "15 s a move"],
@@ -39,10 +34,6 @@ const CLOCKS = [
   ["60", "1 min a move"],
   ["180", "3 min a move"],
 ];
-
-function rulesFor(players, chosen) {
-  return players === 2 ? "two-player" : chosen;
-}
 
 /** Where a share link for `seat` of table `id` points. */
 export function seatLink(id, seat) {
@@ -55,22 +46,16 @@ export function showLobby(ctx) {
   const root = h("div.lobby");
   ctx.app.replaceChildren(root);
   ctx.setInfo("A card game of buying and selling houses, for 2 to 6 players");
+  const ruleDefaults = api.rulesets();
 
   // -- solo ---------------------------------------------------------------------------
   const name = h("input", { type: "text", id: "solo-name", value: playerName(), placeholder: "You", maxlength: 40, autocomplete: "nickname" });
   const players = select("solo-players", [2, 3, 4, 5, 6].map((n) => [n, `${n} players`]), prefs.players || 4);
   const strength = select("solo-bot", [["random", "random"]], prefs.bot || "random");
-  const rules = select("solo-rules", RULESETS, prefs.rules || "official");
   const clock = select("solo-clock", CLOCKS, prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const soloErr = h("div.error-box", { role: "alert" });
-  const syncRules = () => {
-    const two = Number(players.value) === 2;
-    rules.disabled = two;
-    rules.title = two ? "Two players always use the two-player variant" : "";
-  };
-  players.addEventListener("change", syncRules);
-  syncRules();
+  const rules = rulesPicker("solo", players, ruleDefaults, prefs.soloRules || { preset: prefs.rules });
   const playBtn = h("button.btn.primary", { type: "submit", id: "play-solo" }, "Play now");
   const solo = h(
     "form.panel.form",
@@ -84,19 +69,19 @@ export function showLobby(ctx) {
         const body = {
           players: n,
           bot: strength.value,
-          rules: rulesFor(n, rules.value),
+          rules: rules.spec(),
           memory_aid: memory.checked,
           time_limit: clock.value ? Number(clock.value) : null,
           player_name: name.value.trim() || undefined,
         };
         savePlayerName(name.value.trim());
-        savePrefs({ players: n, bot: strength.value, rules: rules.value, clock: clock.value, memory: memory.checked });
+        savePrefs({ players: n, bot: strength.value, soloRules: rules.state(), clock: clock.value, memory: memory.checked });
         try {
           const res = await api.solo(body);
           seats.put(res.table.id, { token: res.token, seat: res.seat, name: name.value.trim(), creator: res.creator_token });
           location.hash = `#/table/${res.table.id}`;
         } catch (e) {
-          soloErr.textContent = e.message;
+          if (!(e.code === "bad_rules" && rules.refuse(e.message))) soloErr.textContent = e.message;
           playBtn.disabled = false;
         }
       },
@@ -114,7 +99,8 @@ export function showLobby(ctx) {
     h("p.hint", null, "One click and you are at the table; the bots play the other seats."),
     h("label", { for: "solo-name" }, "Your name", name),
     h("div.row", null, h("label", { for: "solo-players" }, "Players", players), h("label", { for: "solo-bot" }, "Bot strength", strength)),
-    h("div.row", null, h("label", { for: "solo-rules" }, "Rules", rules), h("label", { for: "solo-clock" }, "Clock", clock)),
+    h("div.row", null, rules.label, h("label", { for: "solo-clock" }, "Clock", clock)),
+    rules.fieldset,
     h("label.check", { for: "solo-memory" }, memory, "Allow the memory aid"),
     h("div.row", null, playBtn),
     soloErr,
@@ -122,7 +108,7 @@ export function showLobby(ctx) {
 
   // -- a table for friends -------------------------------------------------------------
   const fPlayers = select("friends-players", [2, 3, 4, 5, 6].map((n) => [n, `${n} seats`]), prefs.fplayers || 4);
-  const fRules = select("friends-rules", RULESETS, prefs.rules || "official");
+  const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
   const fClock = select("friends-clock", CLOCKS, prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: "Friday night", maxlength: 40 });
@@ -139,7 +125,6 @@ export function showLobby(ctx) {
       rows.push(h("div.seat-row", null, h("span", null, `Seat ${i + 1}`), sel));
     }
     seatList.replaceChildren(...rows);
-    fRules.disabled = n === 2;
   };
   fPlayers.addEventListener("change", drawSeats);
   const fErr = h("div.error-box", { role: "alert" });
@@ -159,12 +144,12 @@ export function showLobby(ctx) {
           if (v === "me") join = true;
           specs.push(v === "me" || v === "human" ? null : v);
         }
-        savePrefs({ fplayers: n, fclock: fClock.value, fmemory: fMemory.checked });
+        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked });
         try {
           const res = await api.create({
             name: fName.value.trim() || undefined,
             players: n,
-            rules: rulesFor(n, fRules.value),
+            rules: fRules.spec(),
             seats: specs,
             time_limit: fClock.value ? Number(fClock.value) : null,
             memory_aid: fMemory.checked,
@@ -177,14 +162,15 @@ export function showLobby(ctx) {
           else seats.put(id, { creator: res.creator_token });
           showLinks(id, res.table);
         } catch (e) {
-          fErr.textContent = e.message;
+          if (!(e.code === "bad_rules" && fRules.refuse(e.message))) fErr.textContent = e.message;
         }
       },
     },
     h("h2", null, "A table for friends"),
     h("p.hint", null, "Create a table and send each friend the link to their seat."),
     h("div.row", null, h("label", { for: "friends-table-name" }, "Table name", fName), h("label", { for: "friends-name" }, "Your name", fMe)),
-    h("div.row", null, h("label", { for: "friends-players" }, "Seats", fPlayers), h("label", { for: "friends-rules" }, "Rules", fRules)),
+    h("div.row", null, h("label", { for: "friends-players" }, "Seats", fPlayers), fRules.label),
+    fRules.fieldset,
     seatList,
     h("div.row", null, h("label", { for: "friends-clock" }, "Clock", fClock)),
     h("label.check", { for: "friends-memory" }, fMemory, "Allow the memory aid (remembering is part of the printed game)"),

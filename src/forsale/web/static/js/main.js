@@ -33,8 +33,9 @@ export function setInfo(text) {
   document.getElementById("info").textContent = text || "";
 }
 
+/** The header's tools; a null or false entry is a tool not shown (replaceChildren would print "null"). */
 export function setTools(...nodes) {
-  document.getElementById("tools").replaceChildren(...nodes);
+  document.getElementById("tools").replaceChildren(...nodes.filter((node) => node !== null && node !== undefined && node !== false));
 }
 
 function route() {

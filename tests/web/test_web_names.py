@@ -1,0 +1,67 @@
+"""Six seats with long names: every name is shown whole (wrapped), never cut to "rando…"."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+# Long names of every shape: several words, a hyphen, one long word, accents, a short one.
+NAMES = [
+    "Bartholomew Featherstonehaugh",
+    "Maximiliana Wolkenstein-Rodenegg",
+    "Przemysław Brzęczyszczykiewicz",
+    "Supercalifragilisticexpialidocious",
+    "Jean-Baptiste de La Salle",
+    "Ann",
+]
+
+# Each seat's name element: its text, its title, and whether its box clips its text.
+_NAME_BOXES = """() => [...document.querySelectorAll('.seat')].map(seat => {
+  const nm = seat.querySelector('.name .nm');
+  const r = nm.getBoundingClientRect();
+  return {seat: +seat.dataset.seat, text: nm.innerText.replace(/\\s+/g, ' '), title: nm.title,
+          clipped: nm.scrollHeight > nm.clientHeight + 1 || nm.scrollWidth > nm.clientWidth + 1,
+          width: r.width, lines: Math.round(r.height / parseFloat(getComputedStyle(nm).lineHeight))};
+})"""
+
+
+def six_long_names(base: str) -> tuple[str, str]:
+    """A table of six people (no bots), seat 0 created by NAMES[0]: (table id, seat 0's token)."""
+    made = httpx.post(
+        f"{base}/api/tables", json={"players": 6, "join": True, "player_name": NAMES[0], "time_limit": None}
+    )
+    assert made.status_code == 201, made.text
+    table_id, token = made.json()["table"]["id"], made.json()["token"]
+    for seat, name in enumerate(NAMES[1:], start=1):
+        joined = httpx.post(f"{base}/api/tables/{table_id}/join", json={"seat": seat, "name": name})
+        assert joined.status_code == 200, joined.text
+    return table_id, token
+
+
+@pytest.mark.parametrize("width", [1200, 390])
+def test_six_long_names_are_shown_whole_with_the_full_name_on_hover(new_page, web_server, shoot, width):
+    table_id, token = six_long_names(web_server)
+    page = new_page(width=width, height=900)
+    page.goto("/")
+    page.evaluate(
+        "([id, entry]) => localStorage.setItem('forsale.seats', JSON.stringify({[id]: entry}))",
+        [table_id, {"token": token, "seat": 0}],
+    )
+    page.goto(f"/#/table/{table_id}")
+    page.wait_for_selector(".game[data-phase=auction]")
+    # Every name has arrived (the table's description comes with the first snapshot).
+    page.wait_for_function("n => document.querySelectorAll('.seat .nm[title]').length === n", arg=len(NAMES))
+    boxes = page.evaluate(_NAME_BOXES)
+    shoot(page, f"six-long-names-{width}")
+    assert [b["seat"] for b in boxes] == list(range(6))
+    for box, name in zip(boxes, NAMES, strict=True):
+        assert box["title"] == name, box  # the whole name on hover
+        assert box["text"] == name, box  # and the whole name on the page: no "…"
+        assert not box["clipped"], box  # wrapped inside its box, not cut off by it
+        assert box["lines"] <= 4, box
+    assert page.locator(".seat[data-seat='0'] .badge.you").inner_text() == "you"
+    # The seat's accessible name carries the whole name too.
+    assert page.get_attribute(".seat[data-seat='3']", "aria-label") == f"seat 4: {NAMES[3]}"
+    # The names fit the seats: a seat is no wider than its share of the row (nothing pushed out of view).
+    overflow = page.evaluate("() => { const s = document.querySelector('.seats'); return s.scrollWidth - s.clientWidth; }")
+    assert overflow <= 0
