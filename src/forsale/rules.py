@@ -18,6 +18,7 @@ forsale.errors.RulesError: 29 houses cannot be dealt in rounds of 4 players; cho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -172,6 +173,32 @@ class Ruleset:
             f"{label}, {self.players} players: {self.starting_coins} coins, "
             f"{self.removed} cards removed from each deck, refund rounded {self.refund}"
         )
+
+
+def winners(scores: Sequence[int], coins: Sequence[int]) -> list[int]:
+    """The winning seats: the highest score wins, a tie goes to the most coins left, and seats level on both share.
+
+    The one statement of the rule: :meth:`forsale.state.State.winners`,
+    :meth:`forsale.view.View.winners`, the server's results, the RL rewards,
+    the search bots' utility and the arena's win shares all call it.
+
+    >>> winners([40, 52, 52], [3, 1, 4]), winners([40, 52, 52], [3, 4, 4])
+    ([2], [1, 2])
+    """
+    keys = list(zip(scores, coins))
+    best = max(keys)
+    return [seat for seat, key in enumerate(keys) if key == best]
+
+
+def win_shares(scores: Sequence[int], coins: Sequence[int]) -> list[float]:
+    """Each seat's share of the win: ``1/k`` for each of ``k`` :func:`winners`, 0 for the others (they add up to 1).
+
+    >>> win_shares([40, 52, 52], [3, 4, 4])
+    [0.0, 0.5, 0.5]
+    """
+    won = winners(scores, coins)
+    share = 1.0 / len(won)
+    return [share if seat in won else 0.0 for seat in range(len(scores))]
 
 
 @cache

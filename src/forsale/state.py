@@ -31,7 +31,7 @@ from typing import Any
 
 from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
 from .errors import IllegalActionError
-from .rules import CHEQUES, HOUSES, Ruleset
+from .rules import CHEQUES, HOUSES, Ruleset, winners
 
 AUCTION, SALE, OVER = "auction", "sale", "over"
 
@@ -402,10 +402,8 @@ class State:
         return [sum(c) + m for c, m in zip(self.cheques_won, self.coins)]
 
     def winners(self) -> list[int]:
-        """The winning seats: highest score, then most coins; several only for a shared win."""
-        key = [(s, m) for s, m in zip(self.scores(), self.coins)]
-        best = max(key)
-        return [seat for seat, k in enumerate(key) if k == best]
+        """The winning seats (see :func:`forsale.rules.winners`); several only for a shared win."""
+        return winners(self.scores(), self.coins)
 
     def __repr__(self) -> str:
         return f"<State {self.rules.describe()}; {self.phase} round {self.round}; {len(self.moves)} moves>"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .actions import PASS, SELLS, Action, action_to_json, move_to_json
-from .rules import CHEQUES, HOUSES, Ruleset
+from .rules import CHEQUES, HOUSES, Ruleset, winners
 from .state import AUCTION, OVER, SALE, Deal, State, _auction_actions
 
 
@@ -122,7 +122,12 @@ class View:
         return ()
 
     def scores(self) -> tuple[int, ...]:
+        """Each seat's cheques plus coins left (the final score once the game is over)."""
         return tuple(sum(c) + m for c, m in zip(self.cheques_won, self.coins))
+
+    def winners(self) -> list[int]:
+        """The winning seats (see :func:`forsale.rules.winners`): public, since scores and coins are."""
+        return winners(self.scores(), self.coins)
 
     def to_json(self, omit: Collection[str] = ()) -> dict[str, Any]:
         """A JSON-ready dict of this view (the shape server messages and logs use).

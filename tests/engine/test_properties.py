@@ -80,6 +80,7 @@ def test_random_play_conserves_cards_and_coins_and_ends(rules, rng):
     winners = game.winners()
     best = max(game.scores())
     assert all(game.scores()[w] == best for w in winners)
+    assert view(game, None).winners() == winners == view(game, 0).winners()
 
 
 @settings(max_examples=40, deadline=None)

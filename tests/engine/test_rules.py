@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forsale import PRESETS, RulesError, Ruleset
-from forsale.rules import CHEQUES, HOUSES
+from forsale.rules import CHEQUES, HOUSES, win_shares, winners
 
 
 def test_decks():
@@ -108,3 +110,24 @@ def test_describe_is_readable():
     assert Ruleset.preset("official", 4).describe() == (
         "official, 4 players: 18 coins, 2 cards removed from each deck, refund rounded down"
     )
+
+
+# -- who wins: the one statement of the rule (rules.winners), which every client calls ----------
+
+
+@given(st.lists(st.tuples(st.integers(0, 12), st.integers(0, 3)), min_size=2, max_size=6))
+def test_winners_are_the_top_scorers_with_the_most_coins_among_them(seats):
+    scores, coins = [s for s, _ in seats], [c for _, c in seats]
+    top = [i for i, s in enumerate(scores) if s == max(scores)]
+    most = max(coins[i] for i in top)
+    assert winners(scores, coins) == [i for i in top if coins[i] == most]
+    shares = win_shares(scores, coins)
+    assert sum(shares) == pytest.approx(1.0)
+    assert [i for i, share in enumerate(shares) if share] == winners(scores, coins)
+    assert len({share for share in shares if share}) == 1  # a shared win is split evenly
+
+
+def test_the_tie_break_and_the_shared_win():
+    assert winners([50, 50, 30], [2, 5, 9]) == [1]  # level on score: most coins left
+    assert winners([50, 50, 30], [5, 5, 9]) == [0, 1]  # level on both: shared
+    assert win_shares([50, 50, 30], [5, 5, 9]) == [0.5, 0.5, 0.0]

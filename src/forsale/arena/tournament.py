@@ -22,7 +22,7 @@ from ..bots import make_agent
 from ..bots.protocol import Agent
 from ..errors import IllegalActionError
 from ..record import to_record
-from ..rules import Ruleset
+from ..rules import Ruleset, win_shares
 from ..state import Deal, State
 from ..view import view
 
@@ -91,8 +91,7 @@ def play_game(
                 state.push(seat, action)
             except IllegalActionError as error:
                 raise IllegalActionError(f"bot {lineup[seat]!r} at seat {seat} played {action}: {error}") from None
-    winners = state.winners()
-    shares = [1.0 / len(winners) if seat in winners else 0.0 for seat in range(n)]
+    shares = win_shares(state.scores(), state.coins)
     return GameResult(
         index=index,
         bots=lineup,

@@ -49,7 +49,7 @@ from math import exp
 from typing import Any
 
 from ..actions import PASS, SELLS, Action, Bid, bid
-from ..rules import CHEQUES
+from ..rules import CHEQUES, win_shares
 from ..view import View, sample_state
 from .expert import (
     ALPHA,
@@ -73,12 +73,9 @@ PLAN_STEPS = (1, 2, 3, 5, 8, 12)
 
 
 def _utility(scores: Sequence[int], coins: Sequence[int], me: int) -> float:
-    """Win share (shared wins split, ties broken by coins as the rules say) plus a small score margin."""
-    keys = list(zip(scores, coins))
-    best = max(keys)
-    share = 1.0 / keys.count(best) if keys[me] == best else 0.0
+    """The rules' win share (:func:`forsale.rules.win_shares`) plus a small score margin over the best other seat."""
     others = max(s for i, s in enumerate(scores) if i != me)
-    return share + MARGIN_WEIGHT * (scores[me] - others)
+    return win_shares(scores, coins)[me] + MARGIN_WEIGHT * (scores[me] - others)
 
 
 def _sample_kinds(posts: Sequence[dict[str, float]], me: int, rng: random.Random) -> list[str]:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
-from ..rules import Ruleset
+from ..rules import Ruleset, win_shares
 from ..view import View
 
 HOUSES = 30
@@ -295,10 +295,7 @@ def outcome(v: View, reward: str = "win") -> list[float]:
         return [float(s) for s in scores]
     if reward != "win":
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
-    key = [(s, c) for s, c in zip(scores, v.coins)]
-    best = max(key)
-    winners = [i for i, k in enumerate(key) if k == best]
-    return [1.0 / len(winners) if i in winners else 0.0 for i in range(len(scores))]
+    return win_shares(scores, v.coins)
 
 
 def ruleset(players: int = 4, rules: str | dict | Ruleset | None = None) -> Ruleset:

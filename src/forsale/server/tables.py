@@ -118,11 +118,8 @@ def explain(v: View, action: Action) -> tuple[str, str]:
 
 
 def result_of(v: View) -> dict[str, Any]:
-    """Scores and winners of a finished game, from its public view (highest score, then most coins)."""
-    scores = list(v.scores())
-    key = list(zip(scores, v.coins))
-    best = max(key)
-    return {"scores": scores, "coins": list(v.coins), "winners": [s for s, k in enumerate(key) if k == best]}
+    """Scores and winners (:meth:`View.winners`) of a finished game, from its public view."""
+    return {"scores": list(v.scores()), "coins": list(v.coins), "winners": v.winners()}
 
 
 class Conn:
@@ -160,7 +157,13 @@ class Conn:
             log.warning("closing a connection that does not read its messages")
             self.close()
             return
-        self._push(message if isinstance(message, str) else dumps(message))
+        if not isinstance(message, str):
+            try:
+                message = dumps(message)
+            except (TypeError, ValueError):  # our bug (input is validated before it gets here): this client only
+                log.exception("a message to one connection could not be serialised; it was not sent")
+                return
+        self._push(message)
 
     def close(self) -> None:
         if not self.closed:
@@ -503,6 +506,12 @@ class LiveTable:
                 raise Refused(code, message)
             state = self.state
             seq = self.seq + 1
+            ack = None
+            if conn is not None:  # written before the commit: once committed, every message must go out
+                try:
+                    ack = dumps({"type": "ack", "id": msg_id, "seq": seq})
+                except (TypeError, ValueError):
+                    raise Refused("bad_message", "this message's id cannot be sent back; see the protocol") from None
             finished = None
             if state.ends_game(action):
                 finished = result_of(spectator_view(state.apply(index, action)))
@@ -516,8 +525,8 @@ class LiveTable:
             if finished is not None:
                 self.status = "over"
                 self.finished_at = time.time()
-            if conn is not None:
-                conn.send({"type": "ack", "id": msg_id, "seq": seq})
+            if conn is not None and ack is not None:
+                conn.send(ack)
             self._changed(self._event(index, action, source, resolved))
             return seq
 

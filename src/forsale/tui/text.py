@@ -174,31 +174,24 @@ def standings(v: View, names: Sequence[str]) -> list[tuple[int, int, int, int]]:
 
 
 def verdict(v: View, names: Sequence[str]) -> str:
-    """Who won, and how the tie-break (most coins left) decided it if scores were level.
-
-    The rule: the highest total of cheques plus coins wins; if several seats
-    share it, the one with the most coins left wins; if they also hold the
-    same coins, they share the win.
-    """
+    """Who won (the engine's :meth:`~forsale.view.View.winners`), and how the tie-break decided it if scores were level."""
     rows = standings(v, names)
+    won = v.winners()
     best_score = rows[0][1]
     tied = [row for row in rows if row[1] == best_score]
     if len(tied) == 1:
-        seat = tied[0][0]
         runner = f"; next best {money(rows[1][1])}" if len(rows) > 1 else ""
-        return f"{does(names[seat], 'wins')} with {money(best_score)}{runner}."
+        return f"{does(names[won[0]], 'wins')} with {money(best_score)}{runner}."
     tied_names = join_and([names[row[0]] for row in tied])
-    most = tied[0][2]
-    winners = [row for row in tied if row[2] == most]
     coins = join_and([f"{names[row[0]]} {money(row[2])}" for row in tied])
-    if len(winners) == 1:
+    if len(won) == 1:
         return (
             f"{tied_names} tie on {money(best_score)}; the tie goes to the most coins left "
-            f"({coins}), so {does(names[winners[0][0]], 'wins')}."
+            f"({coins}), so {does(names[won[0]], 'wins')}."
         )
     return (
         f"{tied_names} tie on {money(best_score)}, and the tie-break (most coins left: {coins}) "
-        f"cannot split {join_and([names[row[0]] for row in winners])}: they share the win."
+        f"cannot split {join_and([names[s] for s in won])}: they share the win."
     )
 
 
