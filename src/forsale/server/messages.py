@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+)
 
 from ..actions import PASS, Action, bid
 from ..actions import Sell as _Sell
@@ -19,8 +29,43 @@ from ..actions import Sell as _Sell
 MAX_MESSAGE_BYTES = 64 * 1024
 """Larger WebSocket messages and request bodies are refused."""
 
-Name = Annotated[StrictStr, Field(min_length=1, max_length=40)]
-MessageId = Annotated[StrictStr | StrictInt, Field(union_mode="left_to_right")] | None
+MAX_SAFE_INTEGER = 2**53 - 1
+"""Integer ids lie within +-(2**53 - 1): beyond, a JavaScript client reads the number as a different one."""
+MAX_ID_LENGTH = 64
+
+
+def _unicode(text: str) -> str:
+    """``text`` if it is Unicode text; a lone UTF-16 surrogate (``"\\ud800"`` in JSON) is not, and cannot be sent back."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("must be valid Unicode text (it holds a lone surrogate)") from None
+    return text
+
+
+Text = Annotated[StrictStr, AfterValidator(_unicode)]
+"""A string of valid Unicode: every string a client sends may be echoed or stored."""
+Name = Annotated[Text, Field(min_length=1, max_length=40)]
+MessageId = (
+    Annotated[
+        Annotated[Text, Field(max_length=MAX_ID_LENGTH)]
+        | Annotated[StrictInt, Field(ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)],
+        Field(union_mode="left_to_right"),
+    ]
+    | None
+)
+"""A client's message id, echoed in the answer: an integer in the JSON-safe range or a short string, or null."""
+message_id: TypeAdapter[str | int | None] = TypeAdapter(MessageId)
+
+
+def echo_id(data: Any) -> str | int | None:
+    """The ``id`` of a decoded message if it is one the protocol allows (so it can be echoed), else None."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        return message_id.validate_python(data.get("id"))
+    except ValidationError:
+        return None
 
 
 class _Strict(BaseModel):
@@ -86,9 +131,15 @@ def parse_client_message(data: Any) -> Hello | Act | Ping | Leave:
     """Validate one decoded JSON value; raise ``ValueError`` with a readable message."""
     if not isinstance(data, dict):
         raise ValueError('a message must be a JSON object such as {"type": "ping"}')
+    if "id" in data and echo_id(data) is None and data["id"] is not None:  # an id first: any answer carries it
+        raise ValueError(
+            f"id: must be null, an integer from -{MAX_SAFE_INTEGER} to {MAX_SAFE_INTEGER}, "
+            f"or a string of at most {MAX_ID_LENGTH} characters of valid Unicode"
+        )
     kind = data.get("type")
     if kind not in CLIENT_TYPES:
-        raise ValueError(f"unknown message type {kind!r}; expected one of {', '.join(CLIENT_TYPES)}")
+        shown = repr(kind) if isinstance(kind, str) and len(kind) <= 20 else "in this message"  # echo no junk
+        raise ValueError(f"unknown message type {shown}; expected one of {', '.join(CLIENT_TYPES)}")
     try:
         return client_message.validate_python(data)
     except ValidationError as error:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from typing import Any
 
@@ -31,12 +32,15 @@ from .messages import (
     Leave,
     Ping,
     client_message,
+    echo_id,
     parse_client_message,
     to_action,
 )
 from .tables import Conn, LiveTable, Lobby, Refused
 
 PREFIX = "/ws/tables/"
+
+log = logging.getLogger("forsale.server")
 
 
 class RateLimit:
@@ -118,10 +122,14 @@ class TableSockets:
                 if text is None:
                     conn.send(error("bad_message", "send JSON text frames, not binary ones"))
                     continue
-                if len(text) > MAX_MESSAGE_BYTES or len(text.encode()) > MAX_MESSAGE_BYTES:
+                if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
                     conn.send(error("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
                     continue
-                await self.handle(conn, table, text)
+                try:
+                    await self.handle(conn, table, text)
+                except Exception:  # our bug, not the client's: say so, keep the connection
+                    log.exception("handling a message at table %s failed", table.id)
+                    conn.send(error("internal", "the server failed to handle this message; it was not applied"))
         except WebSocketDisconnect:
             pass
         finally:
@@ -184,15 +192,8 @@ class TableSockets:
         except (ValueError, RecursionError) as err:
             conn.send(error("bad_json", f"not valid JSON: {err}"))
             return None
-        msg_id = data.get("id") if isinstance(data, dict) else None
-        if (
-            not isinstance(msg_id, str | int)
-            or isinstance(msg_id, bool)
-            or (isinstance(msg_id, str) and len(msg_id) > 64)
-        ):
-            msg_id = None
         try:
             return parse_client_message(data)
         except ValueError as err:
-            conn.send(error("bad_message", str(err), msg_id))
+            conn.send(error("bad_message", str(err), echo_id(data)))
             return None
