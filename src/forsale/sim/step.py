@@ -1,0 +1,357 @@
+"""A steppable lockstep core: ``B`` games on arrays, advanced one move at a time.
+
+:func:`forsale.sim.batch.play` runs whole games to the end and is shaped for
+that (lanes compacted as games finish, the sale phase played for a whole
+chunk at once). A learning environment needs something else: every game
+stopped at the learner's decision, any subset of games moved by one move,
+finished games dealt again in place. :class:`Games` is that: a structure of
+arrays, one row per game, where :meth:`Games.auction` applies one bid or
+pass to any subset of games in the auction phase and :meth:`Games.sale` one
+whole sale round to any subset in the sale phase. No Python loop runs per
+game.
+
+Compact on purpose, because every learner step reads it: hands, the houses
+left on the table and the seen houses are 30-bit masks (bit ``h - 1`` for
+house ``h``); cheque collections are "two-masks", 32-bit words whose low 16
+bits say "at least one cheque of value ``v``" and high 16 bits "two of
+them" (the deck has two of each value), so a count is ``lo + hi``.
+
+The rules are the engine's (``forsale.state``), restated on arrays exactly:
+a pass takes the lowest house left and pays its bid minus the refund, its
+bid stays visible until the round ends; the last seat left pays its whole
+bid, takes the last house and opens the next round; in a sale the k-th
+lowest house takes the k-th lowest cheque. ``tests/envs/test_envs_vector_*``
+replay games through the engine move by move and demand identical states.
+
+With ``record=True`` every move is kept so that :meth:`Games.record` can
+export a game as a ``forsale-record/1`` record (the current one, finished
+or not).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..record import FORMAT
+from ..rules import CHEQUES, Ruleset
+from .batch import MAX_COINS, _next_seat_table
+from .deals import _CHEQUES, _HOUSES, shuffled_decks
+from .policies import AuctionTurn, BatchPolicy, SaleTurn
+
+AUCTION, SALE, OVER = 0, 1, 2
+"""Values of :attr:`Games.phase`."""
+
+ALL_HOUSES = (1 << 30) - 1
+_VALUES = np.arange(16, dtype=np.uint32)
+_DECK_COUNTS = np.bincount(np.array(CHEQUES), minlength=16)
+
+
+def two_mask(counts: np.ndarray) -> np.ndarray:
+    """``(..., 16)`` cheque counts (0-2 per value) as two-mask words ``(...)`` (uint32)."""
+    lo = (counts >= 1).astype(np.uint32) << _VALUES
+    hi = (counts >= 2).astype(np.uint32) << (_VALUES + 16)
+    return (lo | hi).sum(axis=-1, dtype=np.uint32)
+
+
+def house_bits(houses: np.ndarray) -> np.ndarray:
+    """Houses (1-30, any int dtype) as single-bit uint32 masks."""
+    return np.left_shift(np.uint32(1), (houses.astype(np.uint32) - 1))
+
+
+class Deals:
+    """A seeded stream of whole-deck deals, drawn a block at a time (one Fisher-Yates run per block).
+
+    Same generator state, same deals in the same order: an environment that
+    deals again to whichever games finished stays reproducible from its seed.
+    """
+
+    def __init__(self, players: int, rng: np.random.Generator, block: int = 1024) -> None:
+        self.players = players
+        self.rng = rng
+        self.block = block
+        self._houses = np.zeros((0, 30), dtype=np.int8)
+        self._cheques = np.zeros((0, 30), dtype=np.int8)
+        self._first = np.zeros(0, dtype=np.int64)
+        self._at = 0
+
+    def take(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``count`` deals: houses and cheques ``(count, 30)`` in draw order, openers ``(count,)``."""
+        if self._at + count > self._first.shape[0]:
+            size = max(self.block, count)
+            left = slice(self._at, None)
+            self._houses = np.concatenate([self._houses[left], shuffled_decks(_HOUSES, size, self.rng).T])
+            self._cheques = np.concatenate([self._cheques[left], shuffled_decks(_CHEQUES, size, self.rng).T])
+            self._first = np.concatenate([self._first[left], self.rng.integers(0, self.players, size)])
+            self._at = 0
+        part = slice(self._at, self._at + count)
+        self._at += count
+        return self._houses[part], self._cheques[part], self._first[part]
+
+
+class Games:
+    """``B`` games of one ruleset as arrays (one row per game); see the module docstring.
+
+    Public, read-only outside this class: ``phase``, ``round`` (within the
+    phase), ``turn`` (auction), ``high``, ``coins`` and ``bids`` ``(B, n)``,
+    ``active`` (bitmask of the seats still in this auction round),
+    ``passed`` (passes this round), ``table`` (houses left, mask),
+    ``hands`` ``(B, n)`` (masks), ``won`` ``(B, n)`` (two-masks),
+    ``won_total`` ``(B, n)``, ``first``; per deal: ``deck_houses`` and
+    ``deck_cheques`` ``(B, 30)`` (whole shuffles: the first ``rules.cards``
+    are in play, in draw order), ``round_houses`` and ``seen`` ``(B, R)``
+    (each round's houses, and every house revealed up to it, as masks),
+    ``round_cheques`` ``(B, R, n)`` (ascending), ``cheque_words``
+    ``(B, R)`` and ``unseen_cheques`` ``(B, R + 1)`` (two-masks: each sale
+    round's cheques, and the cheques not seen once ``k`` rounds are out).
+    ``tables`` and ``cheque_tables`` ``(R, n, B)`` are the sorted rounds in
+    :mod:`forsale.sim.policies`' layout.
+    """
+
+    def __init__(self, rules: Ruleset, size: int, *, record: bool = False) -> None:
+        if rules.starting_coins > MAX_COINS:
+            raise ValueError(f"the lockstep core handles up to {MAX_COINS} starting coins, not {rules.starting_coins}")
+        if size < 1:
+            raise ValueError(f"a batch needs at least one game, not {size}")
+        n, rounds = rules.players, rules.rounds
+        self.rules, self.n, self.rounds, self.size = rules, n, rounds, size
+        self.phase = np.full(size, OVER, dtype=np.int8)
+        self.round = np.zeros(size, dtype=np.int64)
+        self.turn = np.zeros(size, dtype=np.int64)
+        self.high = np.zeros(size, dtype=np.int64)
+        self.coins = np.zeros((size, n), dtype=np.int64)
+        self.bids = np.zeros((size, n), dtype=np.int64)
+        self.active = np.zeros(size, dtype=np.int64)
+        self.passed = np.zeros(size, dtype=np.int64)
+        self.table = np.zeros(size, dtype=np.uint32)
+        self.hands = np.zeros((size, n), dtype=np.uint32)
+        self.won = np.zeros((size, n), dtype=np.uint32)
+        self.won_total = np.zeros((size, n), dtype=np.int64)
+        self.first = np.zeros(size, dtype=np.int64)
+        self.deck_houses = np.zeros((size, 30), dtype=np.int8)
+        self.deck_cheques = np.zeros((size, 30), dtype=np.int8)
+        self.round_houses = np.zeros((size, rounds), dtype=np.uint32)
+        self.seen = np.zeros((size, rounds), dtype=np.uint32)
+        self.round_cheques = np.zeros((size, rounds, n), dtype=np.int64)
+        self.cheque_words = np.zeros((size, rounds), dtype=np.uint32)
+        self.unseen_cheques = np.zeros((size, rounds + 1), dtype=np.uint32)
+        self.tables = np.zeros((rounds, n, size), dtype=np.int8)
+        self.cheque_tables = np.zeros((rounds, n, size), dtype=np.int8)
+        self._next_seat = _next_seat_table(n).astype(np.int64)
+        self._full = (1 << n) - 1
+        self._refund_up = 1 if rules.refund == "up" else 0
+        self.recording = record
+        if record:
+            cap = rounds * (rules.starting_coins + n - 1) + 1
+            self.moves = np.zeros((size, cap), dtype=np.int64)  # amount * 8 + seat
+            self.move_count = np.zeros(size, dtype=np.int64)
+            self.sold = np.zeros((size, rounds, n), dtype=np.int8)
+
+    # -- set-up -----------------------------------------------------------
+    def deal(self, idx: np.ndarray, houses: np.ndarray, cheques: np.ndarray, first: np.ndarray) -> None:
+        """Start new games in rows ``idx`` from whole shuffles ``(len(idx), 30)`` and openers."""
+        n, rounds, k = self.n, self.rounds, self.rules.cards
+        self.deck_houses[idx] = houses
+        self.deck_cheques[idx] = cheques
+        self.first[idx] = first
+        self.phase[idx] = AUCTION
+        self.round[idx] = 0
+        self.turn[idx] = first
+        self.high[idx] = 0
+        self.coins[idx] = self.rules.starting_coins
+        self.bids[idx] = 0
+        self.active[idx] = self._full
+        self.passed[idx] = 0
+        self.hands[idx] = 0
+        self.won[idx] = 0
+        self.won_total[idx] = 0
+        rh = houses[:, :k].reshape(-1, rounds, n)
+        masks = house_bits(rh).sum(axis=2, dtype=np.uint32)  # distinct houses: the sum is the union
+        self.round_houses[idx] = masks
+        self.seen[idx] = np.cumsum(masks, axis=1, dtype=np.uint32)
+        self.table[idx] = masks[:, 0]
+        self.tables[:, :, idx] = np.sort(rh, axis=2).transpose(1, 2, 0)
+        rc = np.sort(cheques[:, :k].reshape(-1, rounds, n).astype(np.int64), axis=2)
+        self.round_cheques[idx] = rc
+        self.cheque_tables[:, :, idx] = rc.transpose(1, 2, 0)
+        counts = (rc[..., None] == np.arange(16)).sum(axis=2)  # (m, R, 16)
+        self.cheque_words[idx] = two_mask(counts)
+        revealed = np.zeros((len(idx), rounds + 1, 16), dtype=np.int64)
+        np.cumsum(counts, axis=1, out=revealed[:, 1:])
+        self.unseen_cheques[idx] = two_mask(_DECK_COUNTS - revealed)
+        if self.recording:
+            self.move_count[idx] = 0
+
+    # -- moves ------------------------------------------------------------
+    def auction(self, idx: np.ndarray, amount: np.ndarray) -> None:
+        """The seat to act in each game ``idx`` (all in the auction phase) bids ``amount`` in total, or passes (0).
+
+        The amounts must be legal (the callers check: the environment masks,
+        the policies are trusted or checked).
+        """
+        n = self.n
+        turn = self.turn[idx]
+        at = idx * n + turn
+        coins_f, bids_f, hands_f = self.coins.reshape(-1), self.bids.reshape(-1), self.hands.reshape(-1)
+        if self.recording:
+            count = self.move_count[idx]
+            self.moves[idx, count] = amount * 8 + turn
+            self.move_count[idx] = count + 1
+        passes = amount == 0
+        bid = np.take(bids_f, at)
+        # A pass pays its bid minus the refund (half, rounded down or up); its bid stays shown until the round ends.
+        coins_f[at] = np.take(coins_f, at) - (bid - ((bid + self._refund_up) >> 1)) * passes
+        bids_f[at] = np.where(passes, bid, amount)
+        self.high[idx] = np.where(passes, self.high[idx], amount)
+        table = self.table[idx]
+        lowest = (table & (~table + np.uint32(1))) * passes.astype(np.uint32)
+        hands_f[at] |= lowest
+        self.table[idx] = table ^ lowest
+        active = self.active[idx] ^ (passes.astype(np.int64) << turn)
+        self.active[idx] = active
+        passed = self.passed[idx] + passes
+        self.passed[idx] = passed
+        self.turn[idx] = np.take(self._next_seat, active * 8 + turn)
+        ended = passed == n - 1
+        if ended.any():
+            self._end_round(idx[ended])
+
+    def _end_round(self, idx: np.ndarray) -> None:
+        """The last seat left pays its whole bid, takes the last house and opens the next round."""
+        n = self.n
+        last = self.turn[idx]
+        at = idx * n + last
+        coins_f, hands_f = self.coins.reshape(-1), self.hands.reshape(-1)
+        coins_f[at] -= self.bids.reshape(-1)[at]
+        hands_f[at] |= self.table[idx]
+        self.bids[idx] = 0
+        self.active[idx] = self._full
+        self.high[idx] = 0
+        self.passed[idx] = 0
+        nxt = self.round[idx] + 1
+        to_sale = nxt == self.rounds
+        nxt[to_sale] = 0
+        self.round[idx] = nxt
+        self.phase[idx[to_sale]] = SALE
+        self.table[idx] = np.where(to_sale, 0, self.round_houses[idx, np.minimum(nxt, self.rounds - 1)])
+
+    def sale(self, idx: np.ndarray, houses: np.ndarray) -> None:
+        """One sale round in each game ``idx`` (all in the sale phase): ``houses[j, s]`` is what seat ``s`` sells.
+
+        The houses must be in the hands (the callers check).
+        """
+        r = self.round[idx]
+        houses = houses.astype(np.int64)
+        if self.recording:
+            self.sold[idx, r] = houses
+        # The k-th lowest house takes the k-th lowest cheque.
+        rank = (houses[:, None, :] < houses[:, :, None]).sum(axis=2)
+        cheque = np.take_along_axis(self.round_cheques[idx, r], rank, axis=1)
+        self.hands[idx] &= ~house_bits(houses)
+        won = self.won[idx]
+        shift = cheque.astype(np.uint32)
+        shift += ((won >> shift) & np.uint32(1)) << np.uint32(4)
+        self.won[idx] = won | (np.uint32(1) << shift)
+        self.won_total[idx] += cheque
+        nxt = r + 1
+        over = nxt == self.rounds
+        self.round[idx] = np.where(over, r, nxt)
+        self.phase[idx[over]] = OVER
+
+    # -- what the rules allow ---------------------------------------------
+    def sale_choices(self, idx: np.ndarray, r: int) -> np.ndarray:
+        """``(n, len(idx), rounds)``: each seat's houses ascending in slots ``0 .. held - 1`` (games in sale round ``r``)."""
+        held = self.rounds - r
+        bits = (self.hands[idx][:, :, None] >> np.arange(30, dtype=np.uint32)) & np.uint32(1)
+        houses = (np.nonzero(bits)[2] + 1).reshape(len(idx), self.n, held)
+        out = np.zeros((self.n, len(idx), self.rounds), dtype=np.int8)
+        out[:, :, :held] = houses.transpose(1, 0, 2)
+        return out
+
+    # -- the end ----------------------------------------------------------
+    def scores(self, idx: np.ndarray) -> np.ndarray:
+        """``(len(idx), n)``: cheques plus coins left."""
+        return self.won_total[idx] + self.coins[idx]
+
+    def winners(self, idx: np.ndarray) -> np.ndarray:
+        """``(len(idx), n)`` bool: highest score, then most coins; several only for a shared win."""
+        key = self.scores(idx) * (MAX_COINS + 1) + self.coins[idx]
+        return key == key.max(axis=1, keepdims=True)
+
+    def rewards(self, idx: np.ndarray, reward: str) -> np.ndarray:
+        """``(len(idx), n)`` float64: what :func:`forsale.envs.encoding.outcome` gives each seat."""
+        if reward == "score":
+            return self.scores(idx).astype(np.float64)
+        won = self.winners(idx)
+        return won / won.sum(axis=1, keepdims=True)
+
+    # -- records ----------------------------------------------------------
+    def record(self, game: int, players: list[str] | None = None) -> dict[str, Any]:
+        """Game ``game`` so far (finished or not) as a ``forsale-record/1`` record (needs ``record=True``)."""
+        if not self.recording:
+            raise ValueError("these games were set up without record=True, so their moves were not kept")
+        n, k = self.n, self.rules.cards
+        codes = self.moves[game, : self.move_count[game]].tolist()
+        moves: list[dict[str, Any]] = [
+            {"seat": c & 7, "bid": c >> 3} if c >> 3 else {"seat": c & 7, "pass": True} for c in codes
+        ]
+        phase, r = int(self.phase[game]), int(self.round[game])
+        sales = 0 if phase == AUCTION else (r + 1 if phase == OVER else r)
+        moves += [{"sell": self.sold[game, s].tolist()} for s in range(sales)]
+        houses, cheques = self.deck_houses[game].tolist(), self.deck_cheques[game].tolist()
+        record: dict[str, Any] = {
+            "format": FORMAT,
+            "rules": self.rules.to_json(),
+            "players": players if players is not None else [f"Seat {i}" for i in range(n)],
+            "deal": {"houses": houses[:k], "cheques": cheques[:k], "first": int(self.first[game])},
+            "moves": moves,
+        }
+        if k < 30:
+            record["removed"] = {"houses": sorted(houses[k:]), "cheques": sorted(cheques[k:])}
+        return record
+
+
+# -- vectorised policies on the lockstep core -------------------------------
+
+
+def policy_auction(policy: BatchPolicy, games: Games, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``policy``'s bid (0 = pass) for the seat to act in each game ``idx`` (all in the auction phase)."""
+    turn = games.turn[idx]
+    at = idx * games.n + turn
+    coins = np.take(games.coins.reshape(-1), at)
+    view = AuctionTurn(
+        games.rules, turn, coins, np.take(games.bids.reshape(-1), at), games.high[idx], games.round[idx], idx
+    )
+    amount = np.asarray(policy.auction(view, rng), dtype=np.int64)
+    if not policy.trusted:
+        bad = (amount != 0) & ((amount <= view.high) | (amount > coins))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"the policy bid {int(amount[i])} for seat {int(turn[i])} in game {int(idx[i])}, which is illegal: "
+                f"the high bid is {int(view.high[i])} and the seat holds {int(coins[i])} coins"
+            )
+    return amount
+
+
+def policy_sale(policy: BatchPolicy, games: Games, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``(len(idx), n)``: the house ``policy`` sells for every seat of each game ``idx`` (all in the sale phase).
+
+    Games at different sale rounds are asked round by round, as
+    :class:`~forsale.sim.policies.SaleTurn` describes one round.
+    """
+    out = np.zeros((len(idx), games.n), dtype=np.int64)
+    rounds = games.round[idx]
+    for r in np.unique(rounds).tolist():
+        pick = np.flatnonzero(rounds == r)
+        sub = idx[pick]
+        held = games.rounds - r
+        hands = games.sale_choices(sub, r)
+        turn = SaleTurn(games.rules, r, held, hands, games.cheque_tables[r][:, sub])
+        slot = np.asarray(policy.sale(turn, rng), dtype=np.int64)
+        if not policy.trusted and ((slot < 0) | (slot >= held)).any():
+            raise ValueError(f"the policy chose a slot outside 0..{held - 1} in sale round {r}")
+        out[pick] = np.take_along_axis(hands, slot[:, :, None], axis=2)[:, :, 0].T
+    return out
+
