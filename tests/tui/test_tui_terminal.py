@@ -124,6 +124,11 @@ def test_final_scores_and_winner_are_shown(tmp_path: Path, forsale_env: dict[str
 
 
 def test_ctrl_c_leaves_cleanly_and_saves_the_unfinished_game(tmp_path: Path, forsale_env: dict[str, str]) -> None:
+    """Ctrl-C the moment the prompt appears: the program may not have reached its read yet.
+
+    With ``input()`` that was a lost Ctrl-C on a loaded machine (see
+    :mod:`forsale.tui.prompt`; tests/tui/test_tui_prompt.py pins the reader).
+    """
     record_file = tmp_path / "partial.json"
     child = spawn(forsale_env, "play", "--players", "4", "--bots", "random", "--seed", "2", "--save", str(record_file))
     child.expect(BID)

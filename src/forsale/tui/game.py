@@ -28,6 +28,7 @@ from ..record import to_record
 from ..rules import Ruleset
 from ..state import State, new_game
 from ..view import View, spectator_view, view
+from .prompt import ConsoleAsk
 from .render import scores_panel, table_panel
 from .text import BadAnswer, LogEntry, bid_choices, does, parse_bid, parse_sale, public_log
 
@@ -101,7 +102,7 @@ class Session:
     def __init__(self, options: Options, console: Console, ask: Callable[[str], str] | None = None) -> None:
         self.options = options
         self.console = console
-        self.ask = ask or (lambda prompt: console.input(prompt))
+        self.ask = ask or ConsoleAsk(console)
         self.state: State = new_game(options.rules, options.seed)
         self.agents: dict[int, Agent] = {}
         self.rngs: dict[int, random.Random] = {}
