@@ -11,12 +11,11 @@ that ``forsale replay`` prints.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 from .actions import PASS, bid, move_to_json
 from .errors import ForSaleError, RecordError
-from .rules import CHEQUE_VALUES, CHEQUES, MAX_PLAYERS, MIN_PLAYERS, Ruleset
+from .rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 from .state import AUCTION, OVER, Deal, State
 
 FORMAT = "forsale-record/1"
@@ -29,19 +28,27 @@ def to_record(state: State, players: list[str] | None = None, **extra: Any) -> d
     post-game review; never send the record of an unfinished game to a
     player (it contains the whole deal).
     """
-    names = list(players) if players is not None else [f"Seat {i}" for i in range(state.n)]
-    if len(names) != state.n:
-        raise ValueError(f"{len(names)} player names for a table of {state.n}")
-    deal = state.deal
+    moves = [move_to_json(seat, action) for seat, action in state.moves]
+    return build_record(state.rules, state.deal, moves, players, **extra)
+
+
+def build_record(
+    rules: Ruleset, deal: Deal, moves: list[dict[str, Any]], players: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """A record from its parts, ``moves`` already in record form: what :func:`to_record` and the simulator share."""
+    names = list(players) if players is not None else [f"Seat {i}" for i in range(rules.players)]
+    if len(names) != rules.players:
+        raise ValueError(f"{len(names)} player names for a table of {rules.players}")
     record: dict[str, Any] = {
         "format": FORMAT,
-        "rules": state.rules.to_json(),
+        "rules": rules.to_json(),
         "players": names,
-        "deal": {"houses": list(deal.houses), "cheques": list(deal.cheques), "first": deal.first},
-        "moves": [move_to_json(seat, action) for seat, action in state.moves],
+        "deal": deal.to_json(),
+        "moves": moves,
     }
-    if deal.removed_houses or deal.removed_cheques:
-        record["removed"] = {"houses": list(deal.removed_houses), "cheques": list(deal.removed_cheques)}
+    removed = deal.removed_to_json()
+    if removed is not None:
+        record["removed"] = removed
     record.update(extra)
     return record
 
@@ -67,37 +74,7 @@ def _parse_header(record: Any) -> tuple[Ruleset, Deal]:
         rules = Ruleset.parse(record.get("rules"), n)
     except ForSaleError as error:
         raise RecordError(f"rules: {error}") from None
-    deal = record.get("deal")
-    if not isinstance(deal, dict):
-        raise RecordError("deal must be an object with houses, cheques and first")
-    houses, cheques, first = deal.get("houses"), deal.get("cheques"), deal.get("first")
-    k = rules.cards
-    if not isinstance(houses, list) or not all(_is_int(h) for h in houses):
-        raise RecordError("deal.houses must be a list of house numbers")
-    if len(houses) != k:
-        raise RecordError(
-            f"deal.houses must hold {k} houses under these rules ({rules.removed} removed), not {len(houses)}"
-        )
-    bad = [h for h in houses if not 1 <= h <= 30]
-    if bad:
-        raise RecordError(f"deal.houses: house {bad[0]} does not exist (houses are 1 to 30)")
-    twice = [h for h, c in Counter(houses).items() if c > 1]
-    if twice:
-        raise RecordError(f"deal.houses: house {twice[0]} appears more than once")
-    if not isinstance(cheques, list) or not all(_is_int(c) for c in cheques):
-        raise RecordError("deal.cheques must be a list of cheque values")
-    if len(cheques) != k:
-        raise RecordError(f"deal.cheques must hold {k} cheques, as many as the houses, not {len(cheques)}")
-    bad = [c for c in cheques if c not in CHEQUE_VALUES]
-    if bad:
-        raise RecordError(f"deal.cheques: there is no cheque of {bad[0]} (cheques are 0 and 2 to 15)")
-    deck = Counter(CHEQUES)
-    over = [c for c, count in Counter(cheques).items() if count > deck[c]]
-    if over:
-        raise RecordError(f"deal.cheques: cheque {over[0]} appears more than twice (the deck has two of each)")
-    if not _is_int(first) or not 0 <= first < n:
-        raise RecordError(f"deal.first must be a seat number from 0 to {n - 1}, not {first!r}")
-    return rules, Deal(houses, cheques, first)
+    return rules, Deal.from_json(record.get("deal"), rules)
 
 
 def _apply_move(state: State, move: Any) -> None:

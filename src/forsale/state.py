@@ -26,12 +26,13 @@ True
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
-from .errors import IllegalActionError
-from .rules import CHEQUES, HOUSES, Ruleset, winners
+from .errors import IllegalActionError, RecordError
+from .rules import CHEQUE_VALUES, CHEQUES, HOUSES, Ruleset, winners
 
 AUCTION, SALE, OVER = "auction", "sale", "over"
 
@@ -68,6 +69,33 @@ def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     return deck
 
 
+def _ints(value: Any) -> TypeGuard[list[int]]:
+    return isinstance(value, list) and all(type(x) is int for x in value)
+
+
+def _check_houses(field: str, houses: list[int]) -> None:
+    """Houses exist (1..30) and none appears twice, or :class:`RecordError` for ``field``."""
+    bad = [h for h in houses if not 1 <= h <= 30]
+    if bad:
+        raise RecordError(f"{field}: house {bad[0]} does not exist (houses are 1 to 30)")
+    twice = [h for h, c in Counter(houses).items() if c > 1]
+    if twice:
+        raise RecordError(f"{field}: house {twice[0]} appears more than once")
+
+
+def _check_cheques(field: str, cheques: list[int]) -> None:
+    """Cheques exist (0, 2..15) and none appears more often than the deck holds it, or :class:`RecordError`."""
+    bad = [c for c in cheques if c not in CHEQUE_VALUES]
+    if bad:
+        raise RecordError(f"{field}: there is no cheque of {bad[0]} (cheques are 0 and 2 to 15)")
+    over = [c for c, count in Counter(cheques).items() if count > _DECK[c]]
+    if over:
+        raise RecordError(f"{field}: cheque {over[0]} appears more than twice (the deck has two of each)")
+
+
+_DECK = Counter(CHEQUES)
+
+
 class Deal:
     """The cards in play in draw order, the opener, and (if known) the removed cards."""
 
@@ -94,6 +122,62 @@ class Deal:
         cheques = _shuffled(CHEQUES, rng)
         k = rules.cards
         return cls(houses[:k], cheques[:k], rng.randrange(rules.players), sorted(houses[k:]), sorted(cheques[k:]))
+
+    # -- JSON: the one form of a deal, for records, the server's database and the simulator's records --
+    def to_json(self) -> dict[str, Any]:
+        """The ``deal`` object of a record: ``{"houses": [...], "cheques": [...], "first": s}`` (no removed cards)."""
+        return {"houses": list(self.houses), "cheques": list(self.cheques), "first": self.first}
+
+    def removed_to_json(self) -> dict[str, list[int]] | None:
+        """The removed cards, ``{"houses": [...], "cheques": [...]}`` (a record's ``removed``), or ``None`` if none are known."""
+        if not (self.removed_houses or self.removed_cheques):
+            return None
+        return {"houses": list(self.removed_houses), "cheques": list(self.removed_cheques)}
+
+    @classmethod
+    def from_json(cls, data: Any, rules: Ruleset, removed: Any = None) -> Deal:
+        """The deal of :meth:`to_json`'s form (and :meth:`removed_to_json`'s, if given), checked against ``rules``.
+
+        Anything else is a :class:`~forsale.errors.RecordError` that names the
+        field at fault, since a deal arrives as JSON from outside (a record, a
+        database row):
+
+        >>> rules = Ruleset.preset("official", 5)
+        >>> Deal.from_json({"houses": list(range(1, 31)), "cheques": list(CHEQUES), "first": 5}, rules)
+        Traceback (most recent call last):
+        ...
+        forsale.errors.RecordError: deal.first must be a seat number from 0 to 4, not 5
+        """
+        if not isinstance(data, dict):
+            raise RecordError("deal must be an object with houses, cheques and first")
+        houses, cheques, first = data.get("houses"), data.get("cheques"), data.get("first")
+        k = rules.cards
+        if not _ints(houses):
+            raise RecordError("deal.houses must be a list of house numbers")
+        if len(houses) != k:
+            raise RecordError(
+                f"deal.houses must hold {k} houses under these rules ({rules.removed} removed), not {len(houses)}"
+            )
+        _check_houses("deal.houses", houses)
+        if not _ints(cheques):
+            raise RecordError("deal.cheques must be a list of cheque values")
+        if len(cheques) != k:
+            raise RecordError(f"deal.cheques must hold {k} cheques, as many as the houses, not {len(cheques)}")
+        _check_cheques("deal.cheques", cheques)
+        n = rules.players
+        if type(first) is not int or not 0 <= first < n:
+            raise RecordError(f"deal.first must be a seat number from 0 to {n - 1}, not {first!r}")
+        if removed is None:
+            return cls(houses, cheques, first)
+        gone_houses = removed.get("houses") if isinstance(removed, dict) else None
+        gone_cheques = removed.get("cheques") if isinstance(removed, dict) else None
+        if not _ints(gone_houses) or not _ints(gone_cheques):
+            raise RecordError("removed must be an object with lists of houses and cheques")
+        if len(gone_houses) != rules.removed or len(gone_cheques) != rules.removed:
+            raise RecordError(f"removed must hold {rules.removed} houses and {rules.removed} cheques under these rules")
+        _check_houses("removed.houses", houses + gone_houses)
+        _check_cheques("removed.cheques", cheques + gone_cheques)
+        return cls(houses, cheques, first, gone_houses, gone_cheques)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Deal) and all(getattr(self, s) == getattr(other, s) for s in self.__slots__)

@@ -65,7 +65,7 @@ games = Table(
     Column("status", String(16), nullable=False, index=True),  # waiting | playing | over
     Column("players", Integer, nullable=False),
     Column("config", JSON, nullable=False),  # rules, time_limit, memory_aid, private
-    Column("deal", JSON, nullable=False),  # houses, cheques, first, removed_houses, removed_cheques
+    Column("deal", JSON, nullable=False),  # Deal.to_json() plus "removed": Deal.removed_to_json()
     Column("creator_hash", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),

@@ -237,10 +237,7 @@ class LiveTable:
         self.status = stored.status
         rules = Ruleset.parse(stored.config["rules"], stored.players)
         d = stored.deal
-        self.state = State(
-            rules,
-            Deal(d["houses"], d["cheques"], d["first"], d.get("removed_houses", ()), d.get("removed_cheques", ())),
-        )
+        self.state = State(rules, Deal.from_json(d, rules, d.get("removed")))
         for e in stored.events:
             self.state.push(e["seat"], action_from_json(e["action"]))
         self.seq = len(stored.events)
@@ -812,13 +809,7 @@ class Lobby:
                 "memory_aid": body.memory_aid,
                 "private": body.private,
             },
-            deal={
-                "houses": list(deal.houses),
-                "cheques": list(deal.cheques),
-                "first": deal.first,
-                "removed_houses": list(deal.removed_houses),
-                "removed_cheques": list(deal.removed_cheques),
-            },
+            deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
             creator_hash=hash_token(creator_token),
             created_at=now,
             finished_at=None,

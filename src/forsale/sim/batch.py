@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..record import FORMAT
+from ..actions import PASS, bid, move_to_json
+from ..record import build_record
 from ..rules import Ruleset
 from .deals import DealBatch
 from .policies import AuctionTurn, BatchPolicy, SaleTurn
@@ -106,23 +107,9 @@ class BatchResult:
         """Game ``game`` as a ``forsale-record/1`` record (needs ``record=True``)."""
         if self.auction_moves is None:
             raise ValueError("this batch was played without record=True, so its moves were not kept")
-        n = self.rules.players
-        deal = self.deals.deal(game, self.rules)
-        moves: list[dict[str, Any]] = [
-            {"seat": seat, "bid": amount} if amount else {"seat": seat, "pass": True}
-            for seat, amount in self.auction_moves[game]
-        ]
-        moves += [{"sell": self.sold[r, :, game].tolist()} for r in range(self.rules.rounds)]
-        record: dict[str, Any] = {
-            "format": FORMAT,
-            "rules": self.rules.to_json(),
-            "players": players if players is not None else [f"Seat {i}" for i in range(n)],
-            "deal": {"houses": list(deal.houses), "cheques": list(deal.cheques), "first": deal.first},
-            "moves": moves,
-        }
-        if deal.removed_houses:
-            record["removed"] = {"houses": list(deal.removed_houses), "cheques": list(deal.removed_cheques)}
-        return record
+        moves = [move_to_json(seat, bid(amount) if amount else PASS) for seat, amount in self.auction_moves[game]]
+        moves += [move_to_json(None, self.sold[r, :, game].tolist()) for r in range(self.rules.rounds)]
+        return build_record(self.rules, self.deals.deal(game, self.rules), moves, players)
 
 
 class _Lanes:
