@@ -160,6 +160,8 @@ def create_app(
             raise Refused("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
         try:
             data = json.loads(raw) if raw.strip() else {}
+        except RecursionError:  # nesting deeper than the decoder's recursion limit
+            raise Refused("bad_json", "the request body is not valid JSON: it is nested too deeply") from None
         except ValueError as err:
             raise Refused("bad_json", f"the request body is not valid JSON: {err}") from None
         if not isinstance(data, dict):
