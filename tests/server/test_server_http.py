@@ -8,11 +8,18 @@ refuse it by, is cut off with a 413 as soon as it passes the limit.
 
 from __future__ import annotations
 
+import select
+import socket
+import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.messages import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,3 +43,43 @@ def test_deeply_nested_json_is_a_400_and_the_connection_lives_on(serve: Any, tmp
                 assert local_port(answer) == local_port(first)  # kept alive
         last = http.get("/api/health")
         assert last.status_code == 200 and local_port(last) == local_port(first)
+
+
+def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(serve: Any, tmp_path: Path) -> None:
+    server = serve(f"sqlite:///{tmp_path / 'chunked.sqlite3'}", tmp_path).start()
+    chunk = b"[" * 8192
+    framed = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(
+            b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        sock.setblocking(False)
+        sent, answer, pending = 0, b"", b""
+        deadline = time.monotonic() + 30
+        # Offer up to 4 MiB, never the final chunk: the answer must come while the body is still unfinished.
+        while time.monotonic() < deadline and b"\r\n\r\n" not in answer:
+            readable, writable, _ = select.select([sock], [sock] if sent < 4 << 20 else [], [], 1)
+            if readable:
+                data = sock.recv(65536)
+                if not data:
+                    break
+                answer += data
+            elif writable:
+                pending = pending or framed
+                try:
+                    done = sock.send(pending)
+                except (BlockingIOError, ConnectionError):
+                    continue
+                sent, pending = sent + done, pending[done:]
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
+        assert b"connection: close" in answer.lower()  # the rest of the body is never read
+        assert sent > MAX_MESSAGE_BYTES
+
+
+def test_a_chunked_body_gets_the_error_envelope(tmp_path: Path) -> None:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'envelope.sqlite3'}")) as client:
+        answer = client.post("/api/tables", content=iter([b"[" * 8192] * 100))  # no Content-Length: chunks
+        assert answer.status_code == 413
+        assert answer.json()["error"]["code"] == "too_large"
+        assert client.post("/api/tables", content=iter([b'{"players": ', b"3}"])).status_code == 201

@@ -24,7 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ValidationError
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
@@ -65,17 +65,20 @@ class PostLimits:
         self.buckets: dict[str, RateLimit] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "POST":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] == "POST":
             refusal = self.refusal(scope)
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
-        await self.app(scope, receive, send)
+        await self.app(scope, capped(receive), send)
 
     def refusal(self, scope: Scope) -> JSONResponse | None:
         for name, value in scope["headers"]:
             if name == b"content-length" and (not value.isdigit() or int(value) > MAX_MESSAGE_BYTES):
-                return rest_error("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
+                return rest_error("too_large", TOO_LARGE, 413)
         host = scope["client"][0] if scope.get("client") else "?"
         bucket = self.buckets.get(host)
         if bucket is None:
@@ -87,8 +90,34 @@ class PostLimits:
         return None
 
 
+TOO_LARGE = f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes"
+
+
+def capped(receive: Receive) -> Receive:
+    """``receive``, refusing the body the moment it passes the limit, before any more of it is read.
+
+    The ``Content-Length`` check in :class:`PostLimits` cannot see a body sent
+    in chunks: without this, such a body was read to its end (megabytes)
+    before anything looked at its size.
+    """
+    received = 0
+
+    async def receive_capped() -> Message:
+        nonlocal received
+        message = await receive()
+        if message["type"] == "http.request":
+            received += len(message.get("body", b""))
+            if received > MAX_MESSAGE_BYTES:
+                raise Refused("too_large", TOO_LARGE, 413)
+        return message
+
+    return receive_capped
+
+
 def rest_error(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    """The error envelope of every ``/api/`` error; a 413 also closes the connection (the rest of its body is unread)."""
+    headers = {"Connection": "close"} if status == 413 else None
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def create_app(
@@ -155,9 +184,7 @@ def create_app(
         return request.app.state.lobby  # type: ignore[no-any-return]
 
     async def body_of(request: Request, model: type[M]) -> M:
-        raw = await request.body()
-        if len(raw) > MAX_MESSAGE_BYTES:
-            raise Refused("too_large", f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes", 413)
+        raw = await request.body()  # at most MAX_MESSAGE_BYTES: see capped()
         try:
             data = json.loads(raw) if raw.strip() else {}
         except RecursionError:  # nesting deeper than the decoder's recursion limit
