@@ -538,6 +538,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const focusKey = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
     const logEl = root.querySelector(".log");
     const logAtBottom = !logEl || logEl.scrollTop + logEl.clientHeight >= logEl.scrollHeight - 8;
+    const logScroll = logEl ? logEl.scrollTop : 0; // someone reading back up the log stays where they are
     const sc = scene();
     const v = m.view;
     const title = m.table && m.table.name ? m.table.name : `Table ${tableId}`;
@@ -569,7 +570,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const side = h("aside.side", null, memoryPanel(sc), logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side));
     const newLog = root.querySelector(".log");
-    if (newLog && logAtBottom) newLog.scrollTop = newLog.scrollHeight;
+    if (newLog) newLog.scrollTop = logAtBottom ? newLog.scrollHeight : logScroll;
     if (focusKey) {
       const again = root.querySelector(`[data-focus="${focusKey}"]`);
       if (again && !again.disabled) again.focus();

@@ -1,0 +1,65 @@
+"""The game-over screen: a clean header, and the last sale's cards drawn whole however often the page redraws."""
+
+from __future__ import annotations
+
+import pytest
+
+# The last sale's cards: each one's box and whether an animation is still playing on it.
+_REVEAL = """() => [...document.querySelectorAll('.felt .reveal .card')].map(c => {
+  const r = c.getBoundingClientRect();
+  return {kind: c.classList.contains('house') ? 'house' : 'cheque', width: r.width, height: r.height,
+          running: c.getAnimations().filter(a => a.playState === 'running').length};
+})"""
+
+_REVEAL_SETTLED = """() => {
+  const cards = [...document.querySelectorAll('.felt .reveal .card')];
+  return cards.length > 0 && cards.every(c => c.getAnimations().every(a => a.playState === 'finished'));
+}"""
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(new_page, player, shoot, players):
+    page = new_page()
+    page.goto("/")
+    page.fill("#solo-name", "Ann")
+    page.select_option("#solo-players", str(players))
+    page.select_option("#solo-bot", "random")
+    page.click("#play-solo")
+    page.wait_for_selector(".game[data-phase=auction]")
+    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    player(page).play_to_end()
+    page.wait_for_selector("#end")
+    page.wait_for_function(_REVEAL_SETTLED)
+    shoot(page, f"game-over-{players}")
+
+    # The header says where we are and that we are connected, and nothing else: no "null".
+    tools = page.locator("#tools").inner_text()
+    assert tools.strip() == "connected", tools
+    header = page.locator("header.bar").inner_text()
+    assert "null" not in header and "undefined" not in header, header
+    assert "finished" in header
+
+    # A redraw (here: switching the memory aid on) must not replay the reveal: every card of
+    # the last sale keeps a card's shape at once, like the cheques in your corner.
+    reference = page.locator(".me-area .won .card").first.bounding_box()
+    assert reference and reference["width"] > 20
+    ratio = reference["width"] / reference["height"]
+    page.evaluate("() => { document.querySelector('.log').scrollTop = 40; }")  # reading back up the log
+    page.click("#memory-toggle")
+    page.wait_for_selector("#memory-seats", state="attached")
+    assert page.evaluate("() => document.querySelector('.log').scrollTop") == 40  # the redraw kept the place
+    cards = page.evaluate(_REVEAL)
+    assert len(cards) == 2 * players  # a house and its cheque per seat
+    for card in cards:
+        assert card["running"] == 0, card
+        assert card["height"] == pytest.approx(reference["height"], rel=0.1), card
+        assert card["width"] / card["height"] == pytest.approx(ratio, rel=0.1), card
+    shoot(page, f"game-over-{players}-redrawn")
+
+    # A spectator's header is clean too (the seat's "Leave" button is the tool it lacks).
+    watcher = new_page()
+    watcher.goto(f"/#/watch/{table_id}")
+    watcher.wait_for_selector("#end")
+    watcher.wait_for_selector("#conn[data-status=open]")
+    assert watcher.locator("#tools").inner_text().strip() == "connected"
+    assert "null" not in watcher.locator("header.bar").inner_text()
