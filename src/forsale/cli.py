@@ -2,7 +2,10 @@
 
 Each subcommand lives in a module of its own that provides
 ``register(subparsers)``; this file only lists them, so front ends stay
-apart and a missing optional extra only disables its own subcommand.
+apart. Building the parser imports nothing optional, so a missing extra
+only disables its own subcommand: that subcommand exits 2 with one line
+naming the extra to install (see ``commands/_extras.py``), and ``--help``,
+``replay`` and every other subcommand keep working.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+
+from .commands._extras import MissingExtra
 
 # Modules that each add one or more subcommands (see ``register``).
 COMMANDS = [
@@ -46,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.run(args) or 0)
+    except MissingExtra as missing:
+        print(missing, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130

@@ -12,6 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+# The parser is built without numpy (``forsale --help`` works on a bare install),
+# so these copies of the simulator's names stand in for ``sim.policies.POLICIES``
+# and ``sim.run.DEFAULT_CHUNK``; tests/commands/test_cli_extras.py checks they agree.
+POLICY_NAMES = ("random", "value")
+"""The batch policies' names, sorted (``sorted(forsale.sim.policies.POLICIES)``)."""
+DEFAULT_CHUNK = 65536
+"""``forsale.sim.run.DEFAULT_CHUNK``."""
+
 
 def positive_int(text: str) -> int:
     """An argparse type: a whole number of at least 1 (``1_000_000`` and ``1e6`` accepted)."""
@@ -25,8 +33,6 @@ def positive_int(text: str) -> int:
 
 
 def add_common_arguments(p: argparse.ArgumentParser) -> None:
-    from ..sim.run import DEFAULT_CHUNK
-
     p.add_argument(
         "--seed", type=int, default=None, help="seed of the deals and the policies (default: a fresh one, printed)"
     )

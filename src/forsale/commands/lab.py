@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ForSaleError
+from ._extras import require
 from ._simtools import (
+    POLICY_NAMES,
     add_common_arguments,
     check_output_paths,
     fail,
@@ -38,8 +40,6 @@ def _player_counts(text: str) -> list[int]:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..sim.policies import POLICIES
-
     p = sub.add_parser(
         "lab",
         help="compare rulesets on the same deals (spread, money spent, seat advantage, tie-breaks)",
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--policy",
         action="append",
         default=None,
-        choices=sorted(POLICIES),
+        choices=POLICY_NAMES,
         help="what every seat plays (repeat to compare several; default value)",
     )
     add_common_arguments(p)
@@ -77,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("lab", *(["lab --plot"] if args.plot else []))
     from ..sim.memory import retain_freed_memory
     from ..sim.run import default_lab_rulesets, lab, parse_rules, rules_label
 

@@ -7,6 +7,7 @@ import sys
 
 from ..errors import ForSaleError
 from ..rules import PRESETS
+from ._extras import require
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--bots",
         help="bot specs, comma-separated, one per other seat in seat order, or one for all "
-        "(e.g. random,medium,hard:time=0.2; default: medium, or random if medium is not available)",
+        "(e.g. random,medium,hard:time=0.2; default: medium)",
     )
     p.add_argument(
         "--rules", default="", help=f"ruleset preset: {', '.join(PRESETS)} (default: official, two-player for 2)"
@@ -35,13 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from rich.console import Console
+    require("play")
+    from rich.console import Console
 
-        from ..tui import Session, check_options
-    except ImportError as error:  # pragma: no cover - depends on the installed extras
-        print(f"forsale play needs the tui extra (pip install 'forsale[tui]'): {error}", file=sys.stderr)
-        return 2
+    from ..tui import Session, check_options
+
     try:
         options = check_options(args.players, args.bots, args.rules, args.seed, args.seat, args.save, args.name)
     except (ValueError, ForSaleError) as error:

@@ -6,6 +6,8 @@ import argparse
 import math
 import sys
 
+from ._extras import require
+
 
 def seconds(text: str) -> float:
     """A positive, finite number of seconds (argparse type)."""
@@ -58,14 +60,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        import uvicorn
+    postgres = args.db.partition(":")[0] in ("postgresql", "postgres", "postgresql+psycopg")
+    require("serve", *(["serve --db postgresql://"] if postgres else []))
+    import uvicorn
 
-        from ..server import collector, create_app
-        from ..server.messages import MAX_MESSAGE_BYTES
-    except ImportError as error:
-        print(f"forsale serve needs the server extra (pip install 'forsale[server]'): {error}", file=sys.stderr)
-        return 2
+    from ..server import collector, create_app
+    from ..server.messages import MAX_MESSAGE_BYTES
+
     app = create_app(
         args.db,
         grace=args.grace,

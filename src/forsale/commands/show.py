@@ -8,6 +8,7 @@ import sys
 
 from ..errors import RecordError
 from ..record import from_record
+from ._extras import require
 from ._files import add_record_argument, read_record_bytes
 
 
@@ -22,13 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from rich.console import Console
+    require("show")
+    from rich.console import Console
 
-        from ..tui import show_record
-    except ImportError as error:  # pragma: no cover - depends on the installed extras
-        print(f"forsale show needs the tui extra (pip install 'forsale[tui]'): {error}", file=sys.stderr)
-        return 2
+    from ..tui import show_record
+
     try:
         text = read_record_bytes(args.file)
     except OSError as error:

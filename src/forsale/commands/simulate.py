@@ -15,7 +15,9 @@ from typing import Any
 
 from ..errors import ForSaleError
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
+from ._extras import require
 from ._simtools import (
+    POLICY_NAMES,
     add_common_arguments,
     check_output_paths,
     fail,
@@ -27,8 +29,6 @@ from ._simtools import (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..sim.policies import POLICIES
-
     p = sub.add_parser(
         "simulate",
         help="play many games with the batch simulator and print statistics",
@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--policy",
         default="random",
-        choices=sorted(POLICIES),
+        choices=POLICY_NAMES,
         help="what every seat plays (default random: the policy of bench/limit.c)",
     )
     p.add_argument(
@@ -64,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    require("simulate", *(["simulate --plot"] if args.plot else []))
     from ..sim.memory import retain_freed_memory
     from ..sim.policies import POLICIES, SeatPolicies, make_policy
     from ..sim.run import parse_rules, rules_label, simulate

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..rules import PRESETS
+from ._extras import require
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -47,6 +48,11 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    require(
+        "tournament",
+        *(["tournament --plot"] if args.plot else []),
+        *(["tournament --backend ray"] if args.backend == "ray" else []),
+    )
     from ..bots import agent_names, make_agent
     from ..errors import ForSaleError
     from ..rules import Ruleset
