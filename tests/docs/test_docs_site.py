@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -72,10 +73,32 @@ def test_the_readme_has_relative_links() -> None:
     assert any(link.startswith("docs/") and link.endswith(".md") for link in links)
 
 
-@pytest.mark.parametrize("target", readme_links())
+@pytest.mark.parametrize("target", sorted(set(readme_links())))
 def test_a_readme_link_points_to_an_existing_file(target: str) -> None:
     path, _, anchor = target.partition("#")
     resolved = ROOT / path
     assert resolved.exists(), f"README.md links to {target}, which does not exist"
     if anchor:
         assert anchor in _anchors(resolved), f"README.md links to {target}, which has no such heading"
+
+
+def readme_extras() -> dict[str, str]:
+    """The README's extras table: extra (``""`` for none) → what its row says it enables."""
+    text = (ROOT / "README.md").read_text().split("## Extras and commands", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (?:`(\w+)`|\*\(none\)\*) \| [^|]* \| ([^|]*) \|$", text, flags=re.M)
+    return {extra: enables for extra, enables in rows}
+
+
+def test_the_readme_extras_table_names_every_extra_and_what_needs_it() -> None:
+    from forsale.commands._extras import NEEDS
+
+    table = readme_extras()
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(table) - {""} == set(declared)
+    assert "`forsale replay`" in table[""]
+    for feature, (extra, _modules) in NEEDS.items():
+        command, *option = feature.split(" ", 1)
+        if option and option[0].startswith("--backend"):
+            assert f"`forsale {feature}`" in table[extra], feature
+        else:  # --plot and --db postgresql:// need the command's own extra
+            assert f"`forsale {command}`" in table[extra], f"README: forsale {command} needs the {extra!r} extra"
