@@ -1,0 +1,107 @@
+"""The lobby's custom rules: knobs that make a game, and the engine's reason, shown by the knobs, for ones that do not."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from forsale import Ruleset
+from forsale.errors import RulesError
+
+
+def engine_refusal(players: int, starting_coins: int, removed: int, refund: str) -> str:
+    """What the engine says about these knobs (the page must show exactly this)."""
+    with pytest.raises(RulesError) as refused:
+        Ruleset.custom(players, starting_coins=starting_coins, removed=removed, refund=refund)
+    return str(refused.value)
+
+
+def test_a_refused_combination_shows_the_engines_reason_inline_then_a_good_one_plays(new_page, web_server, shoot):
+    # The browser reports the refused request (a 400) on its console; that one is on purpose.
+    page = new_page(expect=r"Failed to load resource: .* 400")
+    page.goto("/")
+    page.fill("#solo-name", "Ann")
+    page.select_option("#solo-players", "4")
+    page.select_option("#solo-bot", "random")
+    custom = page.locator("#solo-custom")
+    assert custom.is_hidden()  # presets first; the knobs only on asking
+
+    # Choose "Custom rules…" with the keyboard: the knobs appear, filled in with the default for 4 players.
+    page.focus("#solo-rules")
+    for _ in range(5):
+        if page.input_value("#solo-rules") == "custom":
+            break
+        page.keyboard.press("ArrowDown")
+    assert custom.is_visible()
+    coins = custom.get_by_label("Starting coins")
+    removed = custom.get_by_label("Cards removed")
+    refund = custom.get_by_label("A pass gets back")
+    default = Ruleset.default(4)
+    assert (coins.input_value(), removed.input_value(), refund.input_value()) == (
+        str(default.starting_coins),
+        str(default.removed),
+        default.refund,
+    )
+
+    # 29 houses cannot be dealt to 4 players: typed and sent with Enter, refused by the engine.
+    coins.fill("25")
+    removed.fill("1")
+    removed.press("Enter")
+    error = page.locator("#solo-rules-error")
+    expected = engine_refusal(4, 25, 1, "down")
+    page.wait_for_function("() => document.querySelector('#solo-rules-error').textContent !== ''")
+    assert error.inner_text() == expected
+    assert error.get_attribute("role") == "alert"
+    for field in (coins, removed, refund):
+        assert "solo-rules-error" in (field.get_attribute("aria-describedby") or "").split()
+        assert field.get_attribute("aria-invalid") == "true"
+    assert page.evaluate("() => document.activeElement.id") == "solo-removed"  # back at the knob to fix
+    assert page.locator("#solo .error-box:not(#solo-rules-error)").inner_text() == ""
+    assert "#/table/" not in page.url
+    shoot(page, "lobby-custom-rules-refused")
+
+    # Fixing the knob clears the message; 6 removed deal 6 rounds of 4, with refunds rounded up.
+    removed.fill("6")
+    assert error.inner_text() == ""
+    assert removed.get_attribute("aria-invalid") is None
+    refund.select_option("up")
+    removed.press("Enter")
+    page.wait_for_selector(".game[data-phase=auction]")
+    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
+    assert table["rules"] == {"starting_coins": 25, "removed": 6, "refund": "up"}
+    # The page plays by them: 25 coins each, six rounds.
+    assert page.locator(".me-area .purse .amount").inner_text() == "$25,000"
+    page.wait_for_selector("#info:has-text('auction 1/6')")
+
+
+def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
+    page = new_page()
+    page.goto("/")
+    page.select_option("#friends-players", "2")
+    # Two players: the unofficial two-player preset, or custom knobs starting from it.
+    options = page.eval_on_selector_all("#friends-rules option", "os => os.map(o => o.value)")
+    assert options == ["two-player", "custom"]
+    page.select_option("#friends-rules", "custom")
+    two = Ruleset.default(2)
+    assert page.input_value("#friends-removed") == str(two.removed)
+    # Untouched knobs follow a new player count ...
+    page.select_option("#friends-players", "5")
+    assert page.input_value("#friends-rules") == "custom"
+    assert page.input_value("#friends-removed") == str(Ruleset.default(5).removed)
+    # ... and a person's own choice stays put.
+    page.fill("#friends-coins", "30")
+    page.select_option("#friends-players", "3")
+    assert page.input_value("#friends-coins") == "30"
+    page.fill("#friends-removed", "3")  # 27 houses: 9 rounds of 3
+    page.select_option("#friends-seat-1", "random")
+    page.select_option("#friends-seat-2", "random")
+    page.click("#create-table")
+    page.wait_for_selector("#go-to-table")
+    assert page.locator("#friends-rules-error").inner_text() == ""
+    table_id = (page.get_attribute("#go-to-table", "href") or "").split("/")[-1]
+    table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
+    assert table["rules"] == {"starting_coins": 30, "removed": 3, "refund": "down"}
+    # Back to a preset: the knobs are hidden, and what is sent is the preset's name.
+    page.select_option("#friends-rules", "official")
+    assert page.locator("#friends-custom").is_hidden()
