@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from itertools import combinations
 
 import pytest
 
-from forsale import new_game, sample_state, view
-from forsale.bots import make_agent
+from forsale import View, new_game, sample_state, view
+from forsale.bots import make_agent, search
 from forsale.bots.expert import below_distribution, order_stat_means, sale_posteriors
 from forsale.bots.search import fit_bidders, hand_values, quantile_stats
 from forsale.rules import CHEQUES
@@ -77,10 +79,89 @@ def test_sampled_states_agree_with_the_view_and_can_be_searched() -> None:
         copy.push(v.seat, v.legal_actions()[0])
 
 
-def test_hard_spends_its_budget_and_fixed_samples_are_deterministic() -> None:
-    state = new_game(4, seed=21)
-    v = view(state, state.current_seat)
+class TickingClock:
+    """Stands in for ``time`` in :mod:`forsale.bots.search`: each reading is one tick later.
+
+    The bot reads the clock once to set its deadline and once per sample to
+    check it, so a budget of ``k`` ticks must buy exactly ``k`` samples: fewer
+    means it stopped before its deadline, more that it went on after it.
+    """
+
+    TICK = 1 / 1024  # a power of two: tick arithmetic is exact in floating point
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def perf_counter(self) -> float:
+        self.reads += 1
+        return self.reads * self.TICK
+
+
+def decisions(players: int = 4, seed: int = 21) -> tuple[list[View], list[View], list[View]]:
+    """From one game between experts: auction turns with a choice, sale turns holding three or more
+    houses (searched by sampling, not solved exactly), and turns with a single legal action."""
+    state = new_game(players, seed=seed)
+    expert, rng = make_agent("expert"), random.Random(0)
+    auctions: list[View] = []
+    sales: list[View] = []
+    forced: list[View] = []
+    while not state.is_over:
+        seats = [state.current_seat] if state.phase == "auction" else list(state.seats_to_act())
+        for seat in seats:
+            v = view(state, seat)
+            if len(v.legal_actions()) == 1:
+                forced.append(v)
+            elif v.phase == "auction":
+                auctions.append(v)
+            elif len(v.hand) >= 3:
+                sales.append(v)
+            state.push(seat, expert.act(v, rng))
+    return auctions, sales, forced
+
+
+def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    auctions, sales, forced = decisions()
+    assert len(auctions) >= 3 and len(sales) >= 3 and forced
+    clock = TickingClock()
+    monkeypatch.setattr(search, "time", clock)
+    agent = make_agent("hard:time=0.03125")  # 32 ticks
+    for v in auctions[:3] + sales[:3]:
+        agent.act(v, random.Random(1), None)
+        assert agent.samples_drawn == 32, v.phase  # type: ignore[attr-defined]
+        agent.act(v, random.Random(1), 16 * clock.TICK)  # a caller's budget (the arena's clock) wins
+        assert agent.samples_drawn == 16, v.phase  # type: ignore[attr-defined]
+    # Without time= the default budget is spent: 0.2 s is 204.8 ticks, so the 205th check is the first past it.
+    default = make_agent("hard")
+    default.act(auctions[0], random.Random(1), None)
+    assert default.samples_drawn == math.ceil(search.DEFAULT_TIME / clock.TICK) == 205  # type: ignore[attr-defined]
+    # With one legal action there is nothing to weigh: no sample, and the clock is not even read.
+    reads = clock.reads
+    assert agent.act(forced[0], random.Random(1), None) == forced[0].legal_actions()[0]
+    assert agent.samples_drawn == 0 and clock.reads == reads  # type: ignore[attr-defined]
+
+
+def test_hard_on_the_real_clock_thinks_at_least_its_budget() -> None:
+    """The lower bound holds however loaded the machine (the bot samples until the clock passes the
+    deadline); the upper bound is one sample (milliseconds) past it, asserted with seconds to spare."""
+    auctions, sales, _ = decisions()
+    budget = 0.02
+    agent = make_agent(f"hard:time={budget}")
+    elapsed = []
+    for v in auctions[:4] + sales[:4]:
+        started = time.perf_counter()
+        agent.act(v, random.Random(1), None)
+        elapsed.append(time.perf_counter() - started)
+        assert agent.samples_drawn >= 1  # type: ignore[attr-defined]
+    assert min(elapsed) >= budget
+    assert sum(elapsed) <= len(elapsed) * budget + 10.0
+
+
+def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic() -> None:
+    auctions, sales, _ = decisions()
     agent = make_agent("hard:samples=5")
-    moves = {agent.act(v, random.Random(1), None) for _ in range(3)}
-    assert len(moves) == 1
-    assert make_agent("hard").time == 0.2  # type: ignore[attr-defined]
+    for v in (auctions[0], sales[0]):
+        moves = set()
+        for _ in range(3):
+            moves.add(agent.act(v, random.Random(1), None))
+            assert agent.samples_drawn == 5  # type: ignore[attr-defined]
+        assert len(moves) == 1

@@ -436,9 +436,12 @@ class SearchAgent:
         self.sale_rollouts = sale_rollouts
         self.model_bidders = model_bidders
         self.steps = tuple(steps)
+        self.samples_drawn = 0
+        """How many deals the last decision sampled (0 when it had nothing to search); read-only."""
 
     # -- entry point ---------------------------------------------------
     def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
+        self.samples_drawn = 0
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
@@ -475,6 +478,7 @@ class SearchAgent:
             for i, limit in enumerate(limits):
                 totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
+        self.samples_drawn = samples
         best = limits[max(range(len(limits)), key=lambda i: totals[i])]
         return PASS if best == high else bid(high + 1)
 
@@ -558,6 +562,7 @@ class SearchAgent:
                     plays[seat] = h
                     totals[i] += self._static(plays, hands, table, future_stats, base, coins, seat, temperature)
             samples += 1
+        self.samples_drawn = samples
         best = max(range(len(mine)), key=lambda i: totals[i])
         return SELLS[mine[best]]
 
