@@ -300,10 +300,9 @@ class ForSaleVectorEnv(_Batch, VectorEnv):
 
     # -- what the learners see ---------------------------------------------------
     def _observation(self, idx: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        rows = self._all if idx is None else idx
-        seat = self.seat[rows]
-        obs = self.vector_encoding.observe(self.games, rows, seat)
-        mask = self.vector_encoding.masks(self.games, rows, seat)
+        seat = self.seat if idx is None else self.seat[idx]
+        obs = self.vector_encoding.observe(self.games, idx, seat)
+        mask = self.vector_encoding.masks(self.games, idx, seat)
         if idx is None:
             self._mask = mask
             mask = mask.copy()
@@ -376,7 +375,9 @@ class ForSaleSelfPlay(_Batch):
             final_obs = np.full(B, None, dtype=object)
             for j, i in enumerate(done.tolist()):
                 final_obs[i] = {"observation": final["observation"][j], "action_mask": final["action_mask"][j]}
-            infos.update(final_obs=final_obs, _final_obs=ended["_scores"], final_info=ended, _final_info=ended["_scores"])
+            infos.update(
+                final_obs=final_obs, _final_obs=ended["_scores"], final_info=ended, _final_info=ended["_scores"]
+            )
             self._new_games(done)
         elif done.size:
             infos.update(ended)

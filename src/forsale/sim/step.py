@@ -12,9 +12,9 @@ game.
 
 Compact on purpose, because every learner step reads it: hands, the houses
 left on the table and the seen houses are 30-bit masks (bit ``h - 1`` for
-house ``h``); cheque collections are "two-masks", 32-bit words whose low 16
-bits say "at least one cheque of value ``v``" and high 16 bits "two of
-them" (the deck has two of each value), so a count is ``lo + hi``.
+house ``h``); cheque collections are 32-bit words of 2-bit counts (bits
+``2v, 2v + 1`` count the cheques of value ``v``; the deck has two of each),
+so that one byte of either kind decodes through a small lookup table.
 
 The rules are the engine's (``forsale.state``), restated on arrays exactly:
 a pass takes the lowest house left and pays its bid minus the refund, its
@@ -44,15 +44,12 @@ AUCTION, SALE, OVER = 0, 1, 2
 """Values of :attr:`Games.phase`."""
 
 ALL_HOUSES = (1 << 30) - 1
-_VALUES = np.arange(16, dtype=np.uint32)
-_DECK_COUNTS = np.bincount(np.array(CHEQUES), minlength=16)
+_DECK_WORD = int(sum(1 << (2 * c) for c in CHEQUES))
 
 
-def two_mask(counts: np.ndarray) -> np.ndarray:
-    """``(..., 16)`` cheque counts (0-2 per value) as two-mask words ``(...)`` (uint32)."""
-    lo = (counts >= 1).astype(np.uint32) << _VALUES
-    hi = (counts >= 2).astype(np.uint32) << (_VALUES + 16)
-    return (lo | hi).sum(axis=-1, dtype=np.uint32)
+def cheque_words(cheques: np.ndarray) -> np.ndarray:
+    """Cheque values ``(..., k)`` (no value more than twice) as one word of 2-bit counts per row (uint32)."""
+    return (np.uint32(1) << (2 * cheques.astype(np.uint32))).sum(axis=-1, dtype=np.uint32)
 
 
 def house_bits(houses: np.ndarray) -> np.ndarray:
@@ -97,13 +94,13 @@ class Games:
     phase), ``turn`` (auction), ``high``, ``coins`` and ``bids`` ``(B, n)``,
     ``active`` (bitmask of the seats still in this auction round),
     ``passed`` (passes this round), ``table`` (houses left, mask),
-    ``hands`` ``(B, n)`` (masks), ``won`` ``(B, n)`` (two-masks),
-    ``won_total`` ``(B, n)``, ``first``; per deal: ``deck_houses`` and
+    ``hands`` ``(B, n)`` (masks), ``won`` ``(B, n)``
+    (2-bit counts), ``won_total`` ``(B, n)``, ``first``; per deal: ``deck_houses`` and
     ``deck_cheques`` ``(B, 30)`` (whole shuffles: the first ``rules.cards``
     are in play, in draw order), ``round_houses`` and ``seen`` ``(B, R)``
     (each round's houses, and every house revealed up to it, as masks),
     ``round_cheques`` ``(B, R, n)`` (ascending), ``cheque_words``
-    ``(B, R)`` and ``unseen_cheques`` ``(B, R + 1)`` (two-masks: each sale
+    ``(B, R)`` and ``unseen_cheques`` ``(B, R + 1)`` (2-bit counts: each sale
     round's cheques, and the cheques not seen once ``k`` rounds are out).
     ``tables`` and ``cheque_tables`` ``(R, n, B)`` are the sorted rounds in
     :mod:`forsale.sim.policies`' layout.
@@ -175,11 +172,14 @@ class Games:
         rc = np.sort(cheques[:, :k].reshape(-1, rounds, n).astype(np.int64), axis=2)
         self.round_cheques[idx] = rc
         self.cheque_tables[:, :, idx] = rc.transpose(1, 2, 0)
-        counts = (rc[..., None] == np.arange(16)).sum(axis=2)  # (m, R, 16)
-        self.cheque_words[idx] = two_mask(counts)
-        revealed = np.zeros((len(idx), rounds + 1, 16), dtype=np.int64)
-        np.cumsum(counts, axis=1, out=revealed[:, 1:])
-        self.unseen_cheques[idx] = two_mask(_DECK_COUNTS - revealed)
+        words = cheque_words(rc)
+        self.cheque_words[idx] = words
+        unseen = np.empty((len(idx), rounds + 1), dtype=np.uint32)
+        unseen[:, 0] = _DECK_WORD
+        unseen[:, 1:] = _DECK_WORD - np.cumsum(
+            words, axis=1, dtype=np.uint32
+        )  # counts never borrow: each <= the deck's
+        self.unseen_cheques[idx] = unseen
         if self.recording:
             self.move_count[idx] = 0
 
@@ -249,10 +249,7 @@ class Games:
         rank = (houses[:, None, :] < houses[:, :, None]).sum(axis=2)
         cheque = np.take_along_axis(self.round_cheques[idx, r], rank, axis=1)
         self.hands[idx] &= ~house_bits(houses)
-        won = self.won[idx]
-        shift = cheque.astype(np.uint32)
-        shift += ((won >> shift) & np.uint32(1)) << np.uint32(4)
-        self.won[idx] = won | (np.uint32(1) << shift)
+        self.won[idx] += np.uint32(1) << (2 * cheque.astype(np.uint32))
         self.won_total[idx] += cheque
         nxt = r + 1
         over = nxt == self.rounds
@@ -260,13 +257,15 @@ class Games:
         self.phase[idx[over]] = OVER
 
     # -- what the rules allow ---------------------------------------------
-    def sale_choices(self, idx: np.ndarray, r: int) -> np.ndarray:
-        """``(n, len(idx), rounds)``: each seat's houses ascending in slots ``0 .. held - 1`` (games in sale round ``r``)."""
-        held = self.rounds - r
-        bits = (self.hands[idx][:, :, None] >> np.arange(30, dtype=np.uint32)) & np.uint32(1)
-        houses = (np.nonzero(bits)[2] + 1).reshape(len(idx), self.n, held)
-        out = np.zeros((self.n, len(idx), self.rounds), dtype=np.int8)
-        out[:, :, :held] = houses.transpose(1, 0, 2)
+    def sale_hands(self, idx: np.ndarray) -> np.ndarray:
+        """``(len(idx), n, R)``: each seat's houses ascending in slots ``0 .. held - 1``, zeros after (sale phase)."""
+        m, n = idx.size, self.n
+        bits = np.unpackbits(self.hands[idx].view(np.uint8).reshape(m, n, 4), axis=2, bitorder="little")
+        game, seat, house = np.nonzero(bits)
+        held = np.repeat(self.rounds - self.round[idx], n)  # per (game, seat), in nonzero's order
+        starts = np.repeat(np.cumsum(held) - held, held)
+        out = np.zeros((m, n, self.rounds), dtype=np.int8)
+        out[game, seat, np.arange(house.size) - starts] = house + 1
         return out
 
     # -- the end ----------------------------------------------------------
@@ -343,15 +342,14 @@ def policy_sale(policy: BatchPolicy, games: Games, idx: np.ndarray, rng: np.rand
     """
     out = np.zeros((len(idx), games.n), dtype=np.int64)
     rounds = games.round[idx]
+    every = games.sale_hands(idx)
     for r in np.unique(rounds).tolist():
         pick = np.flatnonzero(rounds == r)
-        sub = idx[pick]
         held = games.rounds - r
-        hands = games.sale_choices(sub, r)
-        turn = SaleTurn(games.rules, r, held, hands, games.cheque_tables[r][:, sub])
+        hands = np.ascontiguousarray(every[pick].transpose(1, 0, 2))
+        turn = SaleTurn(games.rules, r, held, hands, games.cheque_tables[r][:, idx[pick]])
         slot = np.asarray(policy.sale(turn, rng), dtype=np.int64)
         if not policy.trusted and ((slot < 0) | (slot >= held)).any():
             raise ValueError(f"the policy chose a slot outside 0..{held - 1} in sale round {r}")
         out[pick] = np.take_along_axis(hands, slot[:, :, None], axis=2)[:, :, 0].T
     return out
-
