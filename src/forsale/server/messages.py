@@ -17,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     StrictStr,
     TypeAdapter,
@@ -46,6 +47,7 @@ def _unicode(text: str) -> str:
 Text = Annotated[StrictStr, AfterValidator(_unicode)]
 """A string of valid Unicode: every string a client sends may be echoed or stored."""
 Name = Annotated[Text, Field(min_length=1, max_length=40)]
+Token = Annotated[Text, Field(max_length=200)]
 MessageId = (
     Annotated[
         Annotated[Text, Field(max_length=MAX_ID_LENGTH)]
@@ -73,12 +75,23 @@ class _Strict(BaseModel):
 
 
 # -- actions -------------------------------------------------------------------
+MAX_BID = 10**6
+"""Bids above this are malformed (``bad_message``); up to it, a bid above one's coins is ``illegal``."""
+
+
+def _true(value: bool) -> bool:
+    if value is not True:
+        raise ValueError("a pass is {\"pass\": true}")
+    return value
+
+
 class BidAction(_Strict):
-    bid: Annotated[StrictInt, Field(ge=1, le=1000)]
+    bid: Annotated[StrictInt, Field(ge=1, le=MAX_BID)]
 
 
 class PassAction(_Strict):
-    pass_: Literal[True] = Field(alias="pass")
+    # StrictBool, not Literal[True]: a Literal compares by equality, and 1 == 1.0 == True.
+    pass_: Annotated[StrictBool, AfterValidator(_true)] = Field(alias="pass")
 
 
 class SellAction(_Strict):
@@ -101,7 +114,7 @@ class Hello(_Strict):
     """Open the session: a seat token to play that seat, no token (or null) to watch."""
 
     type: Literal["hello"]
-    token: Annotated[StrictStr, Field(max_length=200)] | None = None
+    token: Token | None = None
     id: MessageId = None
 
 
@@ -162,15 +175,15 @@ class Knobs(_Strict):
     refund: Literal["down", "up"] = "down"
 
 
-RulesSpec = Annotated[StrictStr, Field(max_length=40)] | Knobs | None
-BotSpec = Annotated[StrictStr, Field(min_length=1, max_length=100)]
-TimeLimit = Annotated[float, Field(ge=1, le=3600)] | None
+RulesSpec = Annotated[Text, Field(max_length=40)] | Knobs | None
+BotSpec = Annotated[Text, Field(min_length=1, max_length=100)]
+TimeLimit = Annotated[StrictFloat, Field(ge=1, le=3600, allow_inf_nan=False)] | None
+"""Seconds per move: a JSON number (an integer is fine), never a string, a boolean, NaN or Infinity."""
 
 
 class CreateTable(_Strict):
     """``seats[i]``: ``"human"`` (or null) for a seat people join, else a bot spec such as ``"medium"``."""
 
-    model_config = ConfigDict(extra="forbid", strict=False)
     name: Name | None = None
     players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
     rules: RulesSpec = None
@@ -183,7 +196,6 @@ class CreateTable(_Strict):
 
 
 class Solo(_Strict):
-    model_config = ConfigDict(extra="forbid", strict=False)
     players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
     bot: BotSpec | None = None
     bots: list[BotSpec] | None = None
@@ -199,9 +211,9 @@ class Join(_Strict):
 
 
 class TokenBody(_Strict):
-    token: Annotated[StrictStr, Field(max_length=200)]
+    token: Token
 
 
 class Settings(_Strict):
-    creator_token: Annotated[StrictStr, Field(max_length=200)]
+    creator_token: Token
     memory_aid: StrictBool | None = None

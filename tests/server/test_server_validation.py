@@ -1,0 +1,119 @@
+"""Strict validation at the boundary, exactly as docs/protocol.md states it.
+
+Booleans are ``true``/``false`` only (``1`` is not a pass), numbers are not
+strings, strings are valid Unicode, and a bid the rules forbid is
+``illegal`` with the engine's reason, not ``bad_message``: only a bid beyond
+any game's coins (10^6) is malformed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.messages import MAX_BID
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'strict.sqlite3'}", rate=1000, burst=1000)) as client:
+        yield client
+
+
+def recv(ws: Any, *types: str) -> dict[str, Any]:
+    while True:
+        message = ws.receive_json()
+        if message["type"] in types:
+            return message
+        assert message["type"] == "table", message
+
+
+def test_actions_are_strictly_typed_and_illegal_bids_are_illegal(client: TestClient) -> None:
+    table_id = client.post("/api/tables", json={"players": 3}).json()["table"]["id"]
+    tokens = [client.post(f"/api/tables/{table_id}/join", json={}).json()["token"] for _ in range(3)]
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        first = None
+        for token in tokens:  # find the seat to act
+            ws.send_json({"type": "hello", "token": token})
+            welcome = recv(ws, "welcome", "error")
+            if welcome["type"] == "welcome":
+                first = welcome
+                break
+        assert first is not None
+        actor = first["view"]["to_act"][0]
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        ws.send_json({"type": "hello", "token": tokens[actor]})
+        coins = recv(ws, "welcome")["view"]["coins"][actor]
+
+        def answer(action: Any) -> dict[str, Any]:
+            ws.send_json({"type": "act", "action": action, "id": 1})
+            return recv(ws, "error", "ack")
+
+        for bad in ({"pass": 1}, {"pass": 1.0}, {"pass": "true"}, {"pass": 0}, {"pass": None}, {"pass": False}):
+            got = answer(bad)
+            assert (got["type"], got.get("code")) == ("error", "bad_message"), (bad, got)
+        for bad in ({"bid": 5.0}, {"bid": True}, {"bid": "5"}, {"bid": 0}, {"bid": MAX_BID + 1}, {"sell": 31}):
+            assert answer(bad)["code"] == "bad_message", bad
+        for too_much in (coins + 1, 1001, MAX_BID):
+            got = answer({"bid": too_much})
+            assert got["code"] == "illegal" and f"hold {coins} coins" in got["message"], got  # the engine's reason
+        assert client.get(f"/api/tables/{table_id}").json()["table"]["seq"] == 0
+        assert answer({"pass": True})["type"] == "ack"
+
+
+def test_hello_tokens_must_be_text(client: TestClient) -> None:
+    table_id = client.post("/api/tables", json={"players": 3}).json()["table"]["id"]
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        for token in ("\ud800", 5, True, "x" * 201):
+            ws.send_json({"type": "hello", "token": token, "id": 3})
+            got = recv(ws, "error", "welcome")
+            assert (got["type"], got["code"], got["id"]) == ("error", "bad_message", 3), (token, got)
+        ws.send_json({"type": "hello"})
+        assert recv(ws, "welcome")["seat"] is None
+
+
+def raw_post(client: TestClient, path: str, text: str) -> Any:
+    return client.post(path, content=text.encode("utf-8", "surrogatepass"), headers={"content-type": "application/json"})
+
+
+def test_rest_numbers_are_numbers_booleans_are_booleans_strings_are_text(client: TestClient) -> None:
+    for body in (
+        '{"time_limit": "30"}',
+        '{"time_limit": true}',
+        '{"time_limit": NaN}',
+        '{"time_limit": Infinity}',
+        '{"time_limit": 0.5}',
+        '{"players": "3"}',
+        '{"players": 3.0}',
+        '{"players": true}',
+        '{"memory_aid": 1}',
+        '{"private": "yes"}',
+        '{"seats": [1, 2, 3, 4]}',
+        '{"name": "\\ud800"}',
+        '{"join": true, "player_name": "a\\udfffb"}',
+        '{"rules": {"starting_coins": "18", "removed": 2}}',
+    ):
+        for path in ("/api/tables", "/api/solo"):
+            if path == "/api/solo" and any(k in body for k in ("seats", "private", '"name"', "join")):
+                continue
+            refused = raw_post(client, path, body)
+            assert refused.status_code == 400, (path, body, refused.text)
+            assert refused.json()["error"]["code"] == "bad_request"
+    for good in ('{"time_limit": 30}', '{"time_limit": 30.5}', '{"time_limit": null}'):
+        assert raw_post(client, "/api/tables", good).status_code == 201, good
+        assert raw_post(client, "/api/solo", good).status_code == 201, good
+    table_id = client.post("/api/tables", json={"players": 3}).json()["table"]["id"]
+    for body in ('{"seat": 1.0}', '{"seat": true}', '{"name": "\\ud800"}'):
+        assert raw_post(client, f"/api/tables/{table_id}/join", body).status_code == 400, body
+    for body in ('{"token": "\\ud800"}', '{"token": 5}'):
+        assert raw_post(client, f"/api/tables/{table_id}/leave", body).status_code == 400, body
+    for body in ('{"creator_token": "\\udc00"}', '{"creator_token": "x", "memory_aid": 0}'):
+        assert raw_post(client, f"/api/tables/{table_id}/settings", body).status_code == 400, body
+    assert client.get(f"/api/tables/{table_id}").json()["table"]["open_seats"] == [0, 1, 2]
