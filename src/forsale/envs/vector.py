@@ -113,6 +113,18 @@ class _Batch:
             info["record"] = [games.record(int(i)) for i in done]
         return info
 
+    def _final_obs(self, done: np.ndarray, ended: dict[str, Any]) -> dict[str, Any]:
+        """``SAME_STEP``'s infos for the games that just ended: their last observations and infos, as Gymnasium lays them out."""
+        final = self._observation(done)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for j, i in enumerate(done.tolist()):
+            final_obs[i] = {"observation": final["observation"][j], "action_mask": final["action_mask"][j]}
+        present = ended["_scores"]
+        return {"final_obs": final_obs, "_final_obs": present, "final_info": ended, "_final_info": present.copy()}
+
+    def _observation(self, idx: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
     def record(self, game: int, players: list[str] | None = None) -> dict[str, Any]:
         """Game ``game`` so far as a ``forsale-record/1`` record (the environment needs ``record=True``)."""
         return self.games.record(game, players)
@@ -227,20 +239,17 @@ class ForSaleVectorEnv(_Batch, VectorEnv):
         if done.size:
             rewards[done] = games.rewards(done, self.reward_mode)[np.arange(done.size), self.seat[done]]
             terminated[done] = True
-            ended = _vector_info(B, done, {"seat": self.seat[done], **self._finished(done)})
+            finished = self._finished(done)
         if fresh.any():
             self._new_games(np.flatnonzero(fresh))
             self._needs_reset[:] = False
         if done.size and self.autoreset_mode is AutoresetMode.SAME_STEP:
-            final = self._observation(done)
-            final_obs = np.full(B, None, dtype=object)
-            for j, i in enumerate(done.tolist()):
-                final_obs[i] = {"observation": final["observation"][j], "action_mask": final["action_mask"][j]}
-            infos.update(final_obs=final_obs, _final_obs=ended["_seat"], final_info=ended, _final_info=ended["_seat"])
+            ended = _vector_info(B, done, {"seat": self.seat[done], **finished})
+            infos.update(self._final_obs(done, ended))
             self._new_games(done)
             infos["seat"] = self.seat.copy()
         elif done.size:
-            infos.update(ended)
+            infos.update(_vector_info(B, done, finished))  # the seat is in the step's own info already
             self._needs_reset[done] = True
         return self._observation(), rewards, terminated, np.zeros(B, dtype=bool), infos
 
@@ -371,13 +380,7 @@ class ForSaleSelfPlay(_Batch):
             self._new_games(np.flatnonzero(fresh))
             self._needs_reset[:] = False
         if done.size and self.autoreset_mode is AutoresetMode.SAME_STEP:
-            final = self._observation(done)
-            final_obs = np.full(B, None, dtype=object)
-            for j, i in enumerate(done.tolist()):
-                final_obs[i] = {"observation": final["observation"][j], "action_mask": final["action_mask"][j]}
-            infos.update(
-                final_obs=final_obs, _final_obs=ended["_scores"], final_info=ended, _final_info=ended["_scores"]
-            )
+            infos.update(self._final_obs(done, ended))
             self._new_games(done)
         elif done.size:
             infos.update(ended)
