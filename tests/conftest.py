@@ -63,7 +63,7 @@ class ServeProcess:
         return f"ws://127.0.0.1:{self.port}"
 
     def start(self) -> ServeProcess:
-        """Start it and wait until ``/api/health`` answers (30 s at most)."""
+        """Start it and wait until ``/api/health`` answers (polled; 60 s at most, for a loaded machine)."""
         import httpx
 
         env = checkout_env()
@@ -71,7 +71,7 @@ class ServeProcess:
         cmd += ["--bot-delay", "0", "--log-level", "warning", *self.extra]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=self.workdir)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"the server exited: {self.log.read_text()}")
@@ -79,7 +79,7 @@ class ServeProcess:
                 if httpx.get(self.base + "/api/health", timeout=1).status_code == 200:
                     return self
             time.sleep(0.1)
-        raise RuntimeError(f"the server did not answer /api/health within 30 s: {self.log.read_text()}")
+        raise RuntimeError(f"the server did not answer /api/health within 60 s: {self.log.read_text()}")
 
     def kill9(self) -> None:
         """``kill -9``: no shutdown code runs, nobody is told goodbye."""
