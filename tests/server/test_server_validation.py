@@ -80,7 +80,9 @@ def test_hello_tokens_must_be_text(client: TestClient) -> None:
 
 
 def raw_post(client: TestClient, path: str, text: str) -> Any:
-    return client.post(path, content=text.encode("utf-8", "surrogatepass"), headers={"content-type": "application/json"})
+    return client.post(
+        path, content=text.encode("utf-8", "surrogatepass"), headers={"content-type": "application/json"}
+    )
 
 
 def test_rest_numbers_are_numbers_booleans_are_booleans_strings_are_text(client: TestClient) -> None:

@@ -22,7 +22,9 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
+from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -47,16 +49,18 @@ log = logging.getLogger("forsale.server")
 
 M = TypeVar("M", bound=BaseModel)
 
+ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 DEFAULT_DB = "sqlite:///forsale.sqlite3"
 
 
-class PostLimits:
-    """Size and rate limits on POST requests (per client address), as plain ASGI middleware.
+class HttpLimits:
+    """Size and rate limits on requests (POST rates per client address), and ``HEAD`` for the API.
 
-    Starlette's ``BaseHTTPMiddleware`` runs every request in an extra task
-    group whose cancelled scopes leave reference cycles behind: under load
-    they were most of what the garbage collector had to find.
+    Plain ASGI middleware, because Starlette's ``BaseHTTPMiddleware`` runs
+    every request in an extra task group whose cancelled scopes leave
+    reference cycles behind: under load they were most of what the garbage
+    collector had to find.
     """
 
     def __init__(self, app: ASGIApp, rate: float, burst: float) -> None:
@@ -73,6 +77,10 @@ class PostLimits:
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
+        elif scope["method"] == "HEAD" and scope["path"].startswith("/api/"):
+            # FastAPI routes answer GET only; HEAD is GET without the body (the server still knows it was HEAD).
+            await self.app({**scope, "method": "GET"}, capped(receive), without_body(send))
+            return
         await self.app(scope, capped(receive), send)
 
     def refusal(self, scope: Scope) -> JSONResponse | None:
@@ -96,7 +104,7 @@ TOO_LARGE = f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes"
 def capped(receive: Receive) -> Receive:
     """``receive``, refusing the body the moment it passes the limit, before any more of it is read.
 
-    The ``Content-Length`` check in :class:`PostLimits` cannot see a body sent
+    The ``Content-Length`` check in :class:`HttpLimits` cannot see a body sent
     in chunks: without this, such a body was read to its end (megabytes)
     before anything looked at its size.
     """
@@ -112,6 +120,17 @@ def capped(receive: Receive) -> Receive:
         return message
 
     return receive_capped
+
+
+def without_body(send: Send) -> Send:
+    """``send`` for a ``HEAD`` request: the headers of the ``GET`` answer (its length too), none of its body."""
+
+    async def send_head(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
+        await send(message)
+
+    return send_head
 
 
 def rest_error(code: str, message: str, status: int) -> JSONResponse:
@@ -215,7 +234,7 @@ def create_app(
     async def _refused(_request: Request, exc: Refused) -> JSONResponse:
         return rest_error(exc.code, str(exc), exc.status)
 
-    app.add_middleware(PostLimits, rate=rest_rate, burst=rest_burst)
+    app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst)
     app.add_middleware(TableSockets, rate=rate, burst=burst, hello_timeout=hello_timeout)
 
     # -- REST -----------------------------------------------------------------
@@ -316,6 +335,24 @@ def create_app(
     async def replay(request: Request, table_id: str) -> dict[str, Any]:
         table = await table_of(request, table_id)
         return table.replay()  # type: ignore[no-any-return]
+
+    api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
+
+    @app.api_route("/api/{path:path}", methods=[*ALL_METHODS], include_in_schema=False)
+    async def no_such_endpoint(request: Request, path: str) -> JSONResponse:
+        """Anything under ``/api/`` no endpoint answers: 405 if the path exists for other methods, else 404.
+
+        Without it these fell through to the web page's static files, whose
+        errors are not the API's envelope (``{"detail": ...}``).
+        """
+        scope = {"type": "http", "path": request.url.path, "method": request.method}
+        allowed = sorted({m for r in api_routes if r.matches(scope)[0] == Match.PARTIAL for m in r.methods or ()})
+        if allowed:
+            refusal = f"{request.method} is not allowed here; use {', '.join(allowed)}"
+            response = rest_error("method_not_allowed", refusal, 405)
+            response.headers["Allow"] = ", ".join(allowed)
+            return response
+        return rest_error("not_found", f"there is no endpoint /api/{path[:60]}; see /api/docs", 404)
 
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     if static.is_dir():

@@ -81,7 +81,7 @@ MAX_BID = 10**6
 
 def _true(value: bool) -> bool:
     if value is not True:
-        raise ValueError("a pass is {\"pass\": true}")
+        raise ValueError('a pass is {"pass": true}')
     return value
 
 

@@ -80,7 +80,7 @@ class TableSockets:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
-        if scope["type"] == "websocket" and path.startswith(PREFIX) and "/" not in path[len(PREFIX) :]:
+        if scope["type"] == "websocket" and path.startswith(PREFIX):  # a/b (from a%2Fb) is just no such table
             await self.session(WebSocket(scope, receive, send), path[len(PREFIX) :])
         else:
             await self.app(scope, receive, send)
@@ -90,12 +90,13 @@ class TableSockets:
         await ws.accept()
         conn = Conn(ws)
         sender = asyncio.create_task(conn.pump())
-        table = await lobby.get(table_id) if 0 < len(table_id) <= 32 else None
+        table = await lobby.get(table_id) if 0 < len(table_id) <= 32 and "/" not in table_id else None
         limit = RateLimit(self.rate, self.burst)
         strikes = 0
         try:
             if table is None:
-                conn.send(error("not_found", f"there is no table {table_id!r}"))
+                shown = repr(table_id) if len(table_id) <= 32 else "with this id"  # echo no junk
+                conn.send(error("not_found", f"there is no table {shown}"))
                 conn.close()
                 await sender
                 await ws.close(code=4404)
