@@ -8,9 +8,18 @@
   nodes included, with the current player's observation tensor read at every
   decision (what a learner pays for);
 - ``openspiel-turn-based``: the same through ``pyspiel.convert_to_turn_based``;
-- ``encoding``: ``view()`` + ``Encoding.observe()`` alone, the shared cost of all of them.
+- ``encoding``: ``view()`` + ``Encoding.observe()`` alone, the shared cost of all of them;
+- ``vector B=…``: learner steps of the batched ``ForSaleVectorEnv`` (one
+  learner per game against 3 ``random`` policies, uniformly random masked
+  actions drawn with numpy, observation and mask returned every step) at
+  each batch size of ``--batch-sizes``; also per CPU second of this process
+  (``cpu_steps_per_s``), which a shared machine disturbs less than the wall
+  clock, and the ratio to the ``gymnasium`` adapter measured in the same run;
+- ``vector-selfplay B=…``: steps of ``ForSaleSelfPlay`` (every seat a
+  learner, observations of all seats every step) at the largest batch size.
 
-Run: ``python bench/envs.py [--seconds S]``. Each line ends ``<adapter> steps_per_s N``.
+Run: ``python bench/envs.py [--seconds S] [--only vector,gymnasium] [--batch-sizes 64,1024,16384]``.
+Each line ends ``<adapter> steps_per_s N``.
 
 ``--ismcts-games G`` also plays G 3-player games of OpenSpiel's Python
 ISMCTS (through ``convert_to_turn_based`` and our resampler, random-rollout
@@ -20,14 +29,20 @@ uniformly random players, and prints its win share (1/3 is chance level).
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
-import random
-import re
-import time
+import os
 
-import numpy as np
+# One core: keep any threaded numpy backend on a single thread (set before numpy loads).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import io  # noqa: E402
+import random  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
 
 
 def pettingzoo_aec() -> float:
@@ -75,6 +90,29 @@ def gymnasium_env(seconds: float) -> float:
         if done:
             obs, _ = env.reset()
     return steps / (time.perf_counter() - start)
+
+
+def masked_random(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action for every row of ``mask`` (``(..., A)``), vectorised."""
+    legal = mask.sum(axis=-1)
+    pick = (rng.random(legal.shape) * legal).astype(np.int64)
+    return (np.cumsum(mask, axis=-1) > pick[..., None]).argmax(axis=-1)
+
+
+def vector_env(seconds: float, batch: int, selfplay: bool = False) -> tuple[float, float]:
+    """Steps per wall-clock second and per CPU second of this process (after a short warm-up)."""
+    from forsale.envs.vector import ForSaleSelfPlay, ForSaleVectorEnv
+
+    env = ForSaleSelfPlay(batch, players=4) if selfplay else ForSaleVectorEnv(batch, players=4, opponents="random")
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    for _ in range(5):
+        obs, *_ = env.step(masked_random(obs["action_mask"], rng))
+    steps, start, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        obs, *_ = env.step(masked_random(obs["action_mask"], rng))
+        steps += batch
+    return steps / (time.perf_counter() - start), steps / max(1e-9, time.process_time() - cpu)
 
 
 def openspiel(seconds: float, turn_based: bool) -> float:
@@ -163,6 +201,12 @@ def main() -> None:
     parser.add_argument("--ismcts-games", type=int, default=0, help="also play this many ISMCTS-vs-random games")
     parser.add_argument("--ismcts-sims", type=int, default=50, help="ISMCTS simulations per move")
     parser.add_argument("--only-ismcts", action="store_true", help="skip the speed measurements")
+    parser.add_argument(
+        "--only", default="", help="comma-separated adapters to measure (default: all), e.g. vector,gymnasium"
+    )
+    parser.add_argument(
+        "--batch-sizes", default="64,256,1024,4096,16384", help="batch sizes of the vector adapter, comma-separated"
+    )
     args = parser.parse_args()
     if args.ismcts_games:
         share, per_move = ismcts_vs_random(args.ismcts_games, args.ismcts_sims)
@@ -172,16 +216,33 @@ def main() -> None:
         )
     if args.only_ismcts:
         return
-    results = [
-        ("encoding", encoding(args.seconds)),
-        ("pettingzoo-aec", pettingzoo_aec()),
-        ("pettingzoo-parallel", pettingzoo_parallel(args.seconds)),
-        ("gymnasium", gymnasium_env(args.seconds)),
-        ("openspiel", openspiel(args.seconds, turn_based=False)),
-        ("openspiel-turn-based", openspiel(args.seconds, turn_based=True)),
-    ]
-    for name, rate in results:
-        print(f"envs {name} steps_per_s {rate:.0f}")
+    only = set(filter(None, args.only.split(",")))
+    sizes = [int(b) for b in args.batch_sizes.split(",")]
+    adapters = {
+        "encoding": lambda: encoding(args.seconds),
+        "pettingzoo-aec": pettingzoo_aec,
+        "pettingzoo-parallel": lambda: pettingzoo_parallel(args.seconds),
+        "gymnasium": lambda: gymnasium_env(args.seconds),
+        "openspiel": lambda: openspiel(args.seconds, turn_based=False),
+        "openspiel-turn-based": lambda: openspiel(args.seconds, turn_based=True),
+    }
+    unknown = only - set(adapters) - {"vector", "vector-selfplay"}
+    if unknown:
+        parser.error(f"unknown adapters: {', '.join(sorted(unknown))}")
+    gym_rate = None
+    for name, measure in adapters.items():
+        if not only or name in only:
+            rate = measure()
+            gym_rate = rate if name == "gymnasium" else gym_rate
+            print(f"envs {name} steps_per_s {rate:.0f}", flush=True)
+    if not only or "vector" in only:
+        for batch in sizes:
+            wall, cpu = vector_env(args.seconds, batch)
+            ratio = f" x{wall / gym_rate:.0f}_gymnasium" if gym_rate else ""
+            print(f"envs vector B={batch} cpu_steps_per_s {cpu:.0f}{ratio} steps_per_s {wall:.0f}", flush=True)
+    if not only or "vector-selfplay" in only:
+        wall, cpu = vector_env(args.seconds, max(sizes), selfplay=True)
+        print(f"envs vector-selfplay B={max(sizes)} cpu_steps_per_s {cpu:.0f} steps_per_s {wall:.0f}")
 
 
 if __name__ == "__main__":
