@@ -41,6 +41,8 @@ def check_against_engine(env: ForSaleVectorEnv, obs: dict, rows=None) -> None:
         assert np.array_equal(obs["action_mask"][i], enc.mask(v)), f"game {i}"
         assert np.array_equal(env.action_masks()[i], enc.mask(v).astype(bool))
         assert state.seats_to_act() and int(env.seat[i]) in state.seats_to_act()
+        slots = env.games.slots[i]  # what the opponent policies are handed as hands, in no particular order
+        assert [sorted(h for h in row if h) for row in slots.tolist()] == [sorted(h) for h in state.hands]
 
 
 def check_finished(env: ForSaleVectorEnv, rewards, terminated, infos) -> int:

@@ -94,7 +94,10 @@ class Games:
     phase), ``turn`` (auction), ``high``, ``coins`` and ``bids`` ``(B, n)``,
     ``active`` (bitmask of the seats still in this auction round),
     ``passed`` (passes this round), ``table`` (houses left, mask),
-    ``hands`` ``(B, n)`` (masks), ``won`` ``(B, n)``
+    ``hands`` ``(B, n)`` (masks), ``slots`` ``(B, n, R)`` (the same houses in
+    no particular order: slot ``r`` gets the house taken in auction round
+    ``r``, a sale moves the last held house into the sold one's slot),
+    ``won`` ``(B, n)``
     (2-bit counts), ``won_total`` ``(B, n)``, ``first``; per deal: ``deck_houses`` and
     ``deck_cheques`` ``(B, 30)`` (whole shuffles: the first ``rules.cards``
     are in play, in draw order), ``round_houses`` and ``seen`` ``(B, R)``
@@ -123,6 +126,7 @@ class Games:
         self.passed = np.zeros(size, dtype=np.int64)
         self.table = np.zeros(size, dtype=np.uint32)
         self.hands = np.zeros((size, n), dtype=np.uint32)
+        self.slots = np.zeros((size, n, rounds), dtype=np.int64)
         self.won = np.zeros((size, n), dtype=np.uint32)
         self.won_total = np.zeros((size, n), dtype=np.int64)
         self.first = np.zeros(size, dtype=np.int64)
@@ -161,6 +165,7 @@ class Games:
         self.active[idx] = self._full
         self.passed[idx] = 0
         self.hands[idx] = 0
+        self.slots[idx] = 0
         self.won[idx] = 0
         self.won_total[idx] = 0
         rh = houses[:, :k].reshape(-1, rounds, n)
@@ -208,9 +213,14 @@ class Games:
         lowest = (table & (~table + np.uint32(1))) * passes.astype(np.uint32)
         hands_f[at] |= lowest
         self.table[idx] = table ^ lowest
+        # Every seat takes one house a round, so the house of round r goes to slot r (0 while it is still bidding).
+        rnd = self.round[idx]
+        passed = self.passed[idx]
+        house = np.take(self.tables.reshape(-1), (rnd * n + passed) * self.size + idx)
+        self.slots.reshape(-1)[at * self.rounds + rnd] = house * passes
         active = self.active[idx] ^ (passes.astype(np.int64) << turn)
         self.active[idx] = active
-        passed = self.passed[idx] + passes
+        passed = passed + passes
         self.passed[idx] = passed
         self.turn[idx] = np.take(self._next_seat, active * 8 + turn)
         ended = passed == n - 1
@@ -225,11 +235,13 @@ class Games:
         coins_f, hands_f = self.coins.reshape(-1), self.hands.reshape(-1)
         coins_f[at] -= self.bids.reshape(-1)[at]
         hands_f[at] |= self.table[idx]
+        rnd = self.round[idx]
+        self.slots.reshape(-1)[at * self.rounds + rnd] = self.tables[rnd, n - 1, idx]
         self.bids[idx] = 0
         self.active[idx] = self._full
         self.high[idx] = 0
         self.passed[idx] = 0
-        nxt = self.round[idx] + 1
+        nxt = rnd + 1
         to_sale = nxt == self.rounds
         nxt[to_sale] = 0
         self.round[idx] = nxt
@@ -249,6 +261,15 @@ class Games:
         rank = (houses[:, None, :] < houses[:, :, None]).sum(axis=2)
         cheque = np.take_along_axis(self.round_cheques[idx, r], rank, axis=1)
         self.hands[idx] &= ~house_bits(houses)
+        # The sold house's slot takes the last held one (slots hold the houses in no particular order).
+        slots = self.slots[idx]
+        last = (self.rounds - 1 - r)[:, None, None]
+        sold_slot = (slots == houses[:, :, None]).argmax(axis=2)[:, :, None]
+        np.put_along_axis(
+            slots, sold_slot, np.take_along_axis(slots, np.broadcast_to(last, sold_slot.shape), axis=2), 2
+        )
+        np.put_along_axis(slots, np.broadcast_to(last, sold_slot.shape), 0, 2)
+        self.slots[idx] = slots
         self.won[idx] += np.uint32(1) << (2 * cheque.astype(np.uint32))
         self.won_total[idx] += cheque
         nxt = r + 1
@@ -257,17 +278,6 @@ class Games:
         self.phase[idx[over]] = OVER
 
     # -- what the rules allow ---------------------------------------------
-    def sale_hands(self, idx: np.ndarray) -> np.ndarray:
-        """``(len(idx), n, R)``: each seat's houses ascending in slots ``0 .. held - 1``, zeros after (sale phase)."""
-        m, n = idx.size, self.n
-        bits = np.unpackbits(self.hands[idx].view(np.uint8).reshape(m, n, 4), axis=2, bitorder="little")
-        game, seat, house = np.nonzero(bits)
-        held = np.repeat(self.rounds - self.round[idx], n)  # per (game, seat), in nonzero's order
-        starts = np.repeat(np.cumsum(held) - held, held)
-        out = np.zeros((m, n, self.rounds), dtype=np.int8)
-        out[game, seat, np.arange(house.size) - starts] = house + 1
-        return out
-
     # -- the end ----------------------------------------------------------
     def scores(self, idx: np.ndarray) -> np.ndarray:
         """``(len(idx), n)``: cheques plus coins left."""
@@ -342,7 +352,7 @@ def policy_sale(policy: BatchPolicy, games: Games, idx: np.ndarray, rng: np.rand
     """
     out = np.zeros((len(idx), games.n), dtype=np.int64)
     rounds = games.round[idx]
-    every = games.sale_hands(idx)
+    every = games.slots[idx]
     for r in np.unique(rounds).tolist():
         pick = np.flatnonzero(rounds == r)
         held = games.rounds - r
