@@ -37,7 +37,6 @@ def _lut(top: int, scale: float) -> np.ndarray:
 _BYTES = np.arange(256)
 _HOUSE_BITS = ((_BYTES[:, None] >> np.arange(8)) & 1).astype(np.float32)  # byte -> its 8 bits
 _HOUSE_BITS_I8 = _HOUSE_BITS.astype(np.int8)
-_POPCOUNT = _HOUSE_BITS_I8.sum(axis=1, dtype=np.int64)
 _HALF_COUNTS = (((_BYTES[:, None] >> (2 * np.arange(4))) & 3) * 0.5).astype(np.float32)  # byte -> 4 counts / 2
 _BID_TABLE_LIMIT = 1 << 20
 
@@ -128,11 +127,14 @@ class VectorEncoding:
         in_auction = auction[:, None]
         per_seat[:, :, 0] = self._coins[np.take(games.coins, flat)]
         per_seat[:, :, 1] = self._coins[np.take(games.bids, flat) * in_auction]
-        per_seat[:, :, 2] = ((get(games.active)[:, None] >> rel) & 1) * in_auction
+        still_in = ((get(games.active)[:, None] >> rel) & 1) * in_auction
+        per_seat[:, :, 2] = still_in
         per_seat[:, :, 3] = (rel == get(games.turn)[:, None]) & in_auction | sale[:, None]
         per_seat[:, :, 4] = 0.0
         per_seat[:, :, 5] = rel == get(games.first)[:, None]
-        per_seat[:, :, 6] = self._rounds[np.take(_POPCOUNT, hands.view(np.uint8)).reshape(m, n, 4).sum(axis=2)]
+        # Houses held: one per auction round before this one, plus this round's once passed; one fewer per sale.
+        held = np.where(auction, rnd + 1, np.where(sale, rounds - rnd, 0))[:, None] - still_in
+        per_seat[:, :, 6] = self._rounds[held]
         per_seat[:, :, 7] = self._cheques[np.take(games.won_total, flat)]
         out[:, at["hands"] : at["hands"] + 30 * n].reshape(m, n, 30)[:] = houses[:, 3:, :30]
         out[:, at["cheques_won"] : at["cheques_won"] + 16 * n] = cheques[:, 2:].reshape(m, 16 * n)
