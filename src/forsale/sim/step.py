@@ -20,7 +20,7 @@ The rules are the engine's (``forsale.state``), restated on arrays exactly:
 a pass takes the lowest house left and pays its bid minus the refund, its
 bid stays visible until the round ends; the last seat left pays its whole
 bid, takes the last house and opens the next round; in a sale the k-th
-lowest house takes the k-th lowest cheque. ``tests/envs/test_envs_vector_*``
+lowest house takes the k-th lowest cheque. ``tests/envs/test_envs_vector*.py``
 replay games through the engine move by move and demand identical states.
 
 With ``record=True`` every move is kept so that :meth:`Games.record` can
