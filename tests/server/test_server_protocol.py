@@ -416,54 +416,10 @@ def test_a_view_over_http_is_the_seat_view(client: TestClient) -> None:
     assert set(public["view"]) == set(view(game, None).to_json())
 
 
-WAITING_BOT = '''
-"""A bot that thinks until a file appears (a stand-in for a long search), for the server tests."""
-import os
-import time
-from pathlib import Path
-
-from forsale.bots import register
-from forsale.bots.baselines import RandomAgent
-
-
-class Waiting(RandomAgent):
-    name = "waiting"
-
-    def act(self, view, rng, budget=None):
-        gate = Path(os.environ["FORSALE_TEST_GATE"])
-        deadline = time.monotonic() + 60
-        while not gate.exists() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return super().act(view, rng, budget)
-
-
-@register("waiting", "thinks until a file appears (server tests only)")
-def _waiting():
-    return Waiting()
-'''
-
-
-@pytest.fixture
-def waiting_bot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """Register the ``waiting`` bot from a module workers can import; unregister it afterwards."""
-    import sys
-
-    from forsale.bots import registry
-
-    (tmp_path / "forsale_test_waiting_bot.py").write_text(WAITING_BOT)
-    monkeypatch.syspath_prepend(str(tmp_path))  # spawned workers inherit sys.path
-    gate = tmp_path / "gate"
-    monkeypatch.setenv("FORSALE_TEST_GATE", str(gate))
-    yield gate
-    gate.touch()
-    registry._FACTORIES.pop("waiting", None)
-    sys.modules.pop("forsale_test_waiting_bot", None)
-
-
 def test_a_bot_thinking_in_a_worker_never_holds_up_other_tables(
     make_client: Callable[..., TestClient], waiting_bot: Path
 ) -> None:
-    client = make_client(bot_modules=("forsale_test_waiting_bot",))
+    client = make_client(bot_modules=("forsale_test_waiting_bot",), max_bot_time=30)  # no overrun here
     slow = client.post("/api/tables", json={"players": 3, "seats": ["waiting"] * 3})
     assert slow.status_code == 201, slow.text
     slow_id = slow.json()["table"]["id"]

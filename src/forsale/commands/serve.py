@@ -38,6 +38,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds a bot waits before acting (default 0.6)")
     p.add_argument("--bot-workers", type=int, default=1, help="worker processes for searching bots (default 1)")
     p.add_argument(
+        "--max-bot-time",
+        type=seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="the most seconds a bot may think per decision (default 5): tables asking for more are refused, "
+        "and a bot still thinking well past it is stopped and the clock's safe move played",
+    )
+    p.add_argument(
         "--bot-module",
         action="append",
         default=[],
@@ -72,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         grace=args.grace,
         bot_delay=args.bot_delay,
         bot_workers=args.bot_workers,
+        max_bot_time=args.max_bot_time,
         bot_modules=tuple(args.bot_module),
         rest_rate=args.rest_rate,
         rest_burst=max(500.0, 10 * args.rest_rate),

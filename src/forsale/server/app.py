@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from . import collector
-from .botrunner import BotRunner, default_bot, load_bot_modules
+from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
     CreateTable,
@@ -145,6 +146,7 @@ def create_app(
     grace: float = 60.0,
     bot_delay: float = 0.0,
     bot_budget: float | None = None,
+    max_bot_time: float = DEFAULT_MAX_TIME,
     bot_workers: int = 1,
     inline_bots: tuple[str, ...] = ("random",),
     bot_modules: tuple[str, ...] = (),
@@ -165,18 +167,27 @@ def create_app(
     waits before it acts (so people can follow the game). ``bot_workers``:
     worker processes for searching bots; ``inline_bots`` are cheap enough to
     run on the event loop; ``bot_modules`` are imported (here and in every
-    worker) to register more bots. ``rate``/``burst``: per-connection message rate
+    worker) to register more bots. ``max_bot_time``: the most seconds a bot may
+    think per decision: bot specs asking for more are refused, and a worker
+    decision still running well past it is stopped (the clock's safe move is
+    played; see :mod:`forsale.server.botrunner`); ``bot_budget`` (at most
+    ``max_bot_time``) is passed to every bot as its budget.
+    ``rate``/``burst``: per-connection message rate
     limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     ``full_gc_every``: seconds between full garbage collections, for a process
     tuned by :func:`forsale.server.collector.tune` (``forsale serve`` is).
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
-    options = Options(grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot)
+    if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
+        raise ValueError(f"need 0 < bot_budget <= max_bot_time < inf, not {bot_budget!r} and {max_bot_time!r}")
+    options = Options(
+        grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot, max_bot_time=max_bot_time
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage = await asyncio.to_thread(Storage, db_url)
-        runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules))
+        runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules), max_bot_time)
         lobby = Lobby(storage, runner, options)
         app.state.storage, app.state.lobby = storage, lobby
         await lobby.start()
@@ -251,7 +262,12 @@ def create_app(
 
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
-        return {"bots": describe_agents(), "default": default_bot(), "names": agent_names()}
+        return {
+            "bots": describe_agents(),
+            "default": default_bot(),
+            "names": agent_names(),
+            "max_time": max_bot_time,
+        }
 
     @app.get("/api/rulesets")
     async def rulesets() -> dict[str, Any]:

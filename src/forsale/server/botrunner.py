@@ -1,35 +1,71 @@
-"""Server-side bots: a seat's view in, an action out, without blocking the event loop.
+"""Server-side bots: a seat's view in, an action out, never holding up the event loop or another table.
 
 Bots see exactly what a person at that seat sees: the :class:`View` the
 server builds for the seat. Cheap bots (``random`` by default) answer on the
-event loop; every other bot thinks in a worker process
-(:class:`~concurrent.futures.ProcessPoolExecutor`), so a searching bot that
-takes a second per move never holds up the other tables. Views and rulesets
-are small frozen dataclasses, so they cross to the worker by pickling.
+event loop; every other bot thinks in a worker process, so a searching bot
+that takes a second per move never holds up the other tables. Views and
+rulesets are small frozen dataclasses, so they cross to a worker by pickling.
+
+Anyone may put a bot at a table, so what a bot may cost is bounded twice:
+
+- :func:`validate_spec` refuses, when the table is created, options that
+  ask for more thinking than the server allows (``time=`` beyond
+  ``max_time`` seconds, non-finite numbers, more than :data:`MAX_SAMPLES`
+  sampled deals);
+- whatever a bot does, a decision still running :attr:`BotRunner.deadline`
+  seconds after it started is stopped by killing its worker (a fresh one
+  replaces it) and :class:`BotOverran` is raised, so the table plays the
+  clock's safe move instead.
+
+And workers are shared fairly: a table has at most one decision in the
+workers at a time, and tables waiting for a worker take turns, so with two
+workers or more no table can keep another's bots waiting at all, and with
+one a table waits at most one decision per table ahead of it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import importlib
+import logging
+import math
 import multiprocessing
 import random
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import traceback
+from collections import OrderedDict, deque
+from multiprocessing.connection import Connection
+from typing import Any
 
 from ..actions import Action
 from ..bots import agent_names, make_agent
 from ..bots.protocol import Agent
+from ..bots.registry import parse_spec
 from ..view import View
 
-_AGENTS: dict[str, Agent] = {}
+log = logging.getLogger("forsale.server")
+
+DEFAULT_MAX_TIME = 5.0
+"""Seconds a bot may think per decision unless ``forsale serve --max-bot-time`` says otherwise."""
+MAX_SAMPLES = 1000
+"""The most sampled deals a bot spec may ask for (``samples=``, which ignores the clock): ~4 s for ``hard``."""
+OVERRUN = 1.5
+SLACK = 0.25
+"""A decision is stopped ``max_time * OVERRUN + SLACK`` seconds after it reached its worker."""
 
 
+class BotOverran(Exception):
+    """A decision ran past the runner's deadline; its worker was killed and replaced."""
+
+
+class BotFailed(Exception):
+    """A bot raised (the worker's traceback is the message), or its worker died under it."""
+
+
+@functools.lru_cache(maxsize=64)  # bounded: specs come from requests, so there may be any number of them
 def _agent(spec: str) -> Agent:
-    agent = _AGENTS.get(spec)
-    if agent is None:
-        agent = _AGENTS[spec] = make_agent(spec)
-    return agent
+    return make_agent(spec)
 
 
 def load_bot_modules(modules: tuple[str, ...]) -> None:
@@ -43,8 +79,18 @@ def think(spec: str, v: View, seed: int, budget: float | None) -> Action:
     return _agent(spec).act(v, random.Random(seed), budget)
 
 
-def validate_spec(spec: str) -> str:
-    """The spec if the registry can build it; ``ValueError`` with the registry's message if not."""
+def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME) -> str:
+    """The spec if the registry can build it within this server's bounds; ``ValueError`` saying why if not."""
+    _, options = parse_spec(spec)
+    for key, value in options.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"bot option {key}={value} is not a finite number")
+    seconds = options.get("time")
+    if isinstance(seconds, int | float) and seconds > max_time:
+        raise ValueError(f"bot option time={seconds:g} is more than this server allows: at most {max_time:g} s")
+    samples = options.get("samples")
+    if isinstance(samples, int) and samples > MAX_SAMPLES:
+        raise ValueError(f"bot option samples={samples} is more than this server allows: at most {MAX_SAMPLES}")
     make_agent(spec)
     return spec
 
@@ -54,40 +100,192 @@ def default_bot() -> str:
     return "medium" if "medium" in agent_names() else "random"
 
 
-class BotRunner:
-    """Runs bot decisions: inline for the names in ``inline``, else in worker processes."""
+def _serve(conn: Connection, modules: tuple[str, ...]) -> None:
+    """A worker process: say ready, then answer one decision at a time until the pipe closes."""
+    load_bot_modules(modules)
+    agent_names()  # import every bot module before saying ready, not during the first decision
+    conn.send(("ready", None))
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            conn.send(("ok", think(*job)))
+        except Exception:  # a bot's bug: the server logs it and plays the safe action
+            conn.send(("error", traceback.format_exc()))
 
-    def __init__(self, workers: int = 1, inline: tuple[str, ...] = ("random",), modules: tuple[str, ...] = ()) -> None:
-        self.workers = max(1, workers)
+
+class _Worker:
+    """One worker process and the pipe to it; the event loop reads the pipe, so nothing blocks."""
+
+    def __init__(self, runner: BotRunner) -> None:
+        ctx = multiprocessing.get_context("spawn")  # the server has threads (database writer): no fork
+        self.runner = runner
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child, runner.modules), name="forsale-bot", daemon=True)
+        self.process.start()
+        child.close()
+        self.ready = False
+        self.reply: asyncio.Future[tuple[str, Any]] | None = None
+        self.loop = asyncio.get_running_loop()
+        self.loop.add_reader(self.conn.fileno(), self._readable)
+
+    def _readable(self) -> None:
+        try:
+            kind, value = self.conn.recv()
+        except (EOFError, OSError):
+            self.runner._lost(self, "its worker process died")
+            return
+        if kind == "ready":
+            self.ready = True
+            self.runner._give(self)
+        elif self.reply is not None and not self.reply.done():
+            self.reply.set_result((kind, value))
+
+    async def call(self, job: tuple[Any, ...], timeout: float) -> tuple[str, Any]:
+        self.reply = self.loop.create_future()
+        self.conn.send(job)  # a few hundred bytes: the pipe takes it at once
+        try:
+            return await asyncio.wait_for(self.reply, timeout)
+        finally:
+            self.reply = None
+
+    def kill(self) -> None:
+        """Stop the process now (it may be mid-decision) and reap it off the event loop."""
+        with contextlib.suppress(Exception):
+            self.loop.remove_reader(self.conn.fileno())
+        reply, self.reply = self.reply, None
+        if reply is not None and not reply.done():
+            if self.runner._closed:  # shutting down: the decision is just abandoned
+                reply.cancel()
+            else:
+                reply.set_exception(BotFailed("its worker process died"))
+        self.process.kill()
+        self.conn.close()
+        with contextlib.suppress(RuntimeError):  # the loop is closing: the process is a daemon, reaped at exit
+            self.loop.run_in_executor(None, self.process.join, 10)
+
+
+class BotRunner:
+    """Runs bot decisions: inline for the names in ``inline``, else in ``workers`` worker processes.
+
+    ``max_time``: the most seconds a bot may think per decision (see the
+    module docstring for how it is enforced). Workers start when the first
+    decision needs one.
+    """
+
+    def __init__(
+        self,
+        workers: int = 1,
+        inline: tuple[str, ...] = ("random",),
+        modules: tuple[str, ...] = (),
+        max_time: float = DEFAULT_MAX_TIME,
+    ) -> None:
+        self.size = max(1, workers)
         self.inline = frozenset(inline)
         self.modules = tuple(modules)
         load_bot_modules(self.modules)
-        self._pool: Executor | None = None
+        self.max_time = max_time
+        self.deadline = max_time * OVERRUN + SLACK
+        self._workers: set[_Worker] = set()  # alive: starting, idle or busy
+        self._idle: list[_Worker] = []
+        self._queues: OrderedDict[object, deque[asyncio.Future[_Worker]]] = OrderedDict()  # table -> waiting
+        self._busy: set[object] = set()  # tables with a decision in a worker
+        self._closed = False
 
-    def _executor(self) -> Executor:
-        if self._pool is None:
-            # spawn: the server process has threads (database writer); forking it is unsafe.
-            self._pool = ProcessPoolExecutor(
-                self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=load_bot_modules,
-                initargs=(self.modules,),
-            )
-        return self._pool
+    async def act(self, spec: str, v: View, seed: int, budget: float | None, table: object = None) -> Action:
+        """One decision for ``table`` (any hashable key; None: a key of its own).
 
-    async def act(self, spec: str, v: View, seed: int, budget: float | None) -> Action:
-        name = spec.split(":", 1)[0]
-        if name in self.inline:
+        Raises :class:`BotOverran` past the deadline, :class:`BotFailed` if
+        the bot raised or its worker died.
+        """
+        if spec.split(":", 1)[0] in self.inline:
             return think(spec, v, seed, budget)
-        loop = asyncio.get_running_loop()
+        key = object() if table is None else table
+        worker = await self._take(key)
         try:
-            return await loop.run_in_executor(self._executor(), think, spec, v, seed, budget)
-        except BrokenProcessPool:
-            # A worker died (killed, out of memory): start a fresh pool once and retry.
-            self._pool = None
-            return await loop.run_in_executor(self._executor(), think, spec, v, seed, budget)
+            kind, value = await worker.call((spec, v, seed, budget), self.deadline)
+        except TimeoutError:
+            self._lost(worker, None)
+            raise BotOverran(
+                f"still thinking after {self.deadline:g} s (the limit is {self.max_time:g} s); "
+                f"worker {worker.process.pid} stopped"
+            ) from None
+        except BaseException:  # cancelled (the table closed) or the pipe broke: the worker's state is unknown
+            self._lost(worker, None)
+            raise
+        else:
+            self._give(worker)
+        finally:
+            self._busy.discard(key)
+            self._dispatch()
+        if kind == "error":
+            raise BotFailed(value)
+        return value  # type: ignore[no-any-return]
+
+    async def _take(self, key: object) -> _Worker:
+        ticket: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
+        self._queues.setdefault(key, deque()).append(ticket)
+        self._start_workers()
+        self._dispatch()
+        try:
+            return await ticket
+        except asyncio.CancelledError:
+            if ticket.done() and not ticket.cancelled():  # handed a worker just as we were cancelled
+                self._busy.discard(key)
+                self._give(ticket.result())
+            raise
+
+    def _dispatch(self) -> None:
+        """Hand idle workers to waiting tables, in turn, one decision per table at a time."""
+        while self._idle and self._queues:
+            key = next((k for k in self._queues if k not in self._busy), None)
+            if key is None:
+                return
+            queue = self._queues.pop(key)
+            ticket = queue.popleft()
+            if queue:
+                self._queues[key] = queue  # back of the line: the other tables go first
+            if ticket.done():  # its caller was cancelled
+                continue
+            self._busy.add(key)
+            ticket.set_result(self._idle.pop())
+
+    def _give(self, worker: _Worker) -> None:
+        if worker in self._workers:
+            self._idle.append(worker)
+            self._dispatch()
+
+    def _start_workers(self) -> None:
+        while not self._closed and len(self._workers) < self.size:
+            self._workers.add(_Worker(self))
+
+    def _lost(self, worker: _Worker, why: str | None) -> None:
+        """A worker killed (overrun, cancelled) or dead (``why``): replace it."""
+        if worker not in self._workers:
+            return
+        self._workers.discard(worker)
+        with contextlib.suppress(ValueError):
+            self._idle.remove(worker)
+        if why is not None:
+            log.error("bot worker %s: %s; starting another", worker.process.pid, why)
+        was_ready = worker.ready
+        worker.kill()
+        if self._closed:
+            return
+        if was_ready:
+            self._start_workers()
+        else:  # it died while starting: try again in a second rather than in a tight loop
+            asyncio.get_running_loop().call_later(1.0, self._start_workers)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        self._closed = True
+        for worker in list(self._workers):
+            self._workers.discard(worker)
+            worker.kill()
+        self._idle.clear()
+        for queue in self._queues.values():
+            for ticket in queue:
+                ticket.cancel()
+        self._queues.clear()

@@ -43,7 +43,7 @@ from ..view import (
     take_to_json,
     view,
 )
-from .botrunner import BotRunner, default_bot, validate_spec
+from .botrunner import DEFAULT_MAX_TIME, BotFailed, BotOverran, BotRunner, default_bot, validate_spec
 from .messages import CreateTable, Solo
 from .storage import Storage, StoredGame, StoredSeat, hash_token
 
@@ -219,6 +219,7 @@ class Options:
     bot_delay: float = 0.0
     bot_budget: float | None = None
     fallback_bot: str | None = None
+    max_bot_time: float = DEFAULT_MAX_TIME
 
 
 class LiveTable:
@@ -627,15 +628,24 @@ class LiveTable:
             if self.closed or s not in self._to_act() or seat.bot is None:
                 return
             v = self.view_of(s)
+            source = "bot"
             try:
-                action = await self.lobby.runner.act(seat.bot, v, secrets.randbits(64), self.options.bot_budget)
+                action = await self.lobby.runner.act(
+                    seat.bot, v, secrets.randbits(64), self.options.bot_budget, self.id
+                )
+            except BotOverran as overran:  # the clock's move, as for a person who ran out of time
+                log.warning("bot %s at table %s seat %d %s; playing the safe action", seat.bot, self.id, s, overran)
+                action, source = safe_action(v), "clock"
+            except BotFailed as failed:
+                log.error("bot %s at table %s seat %d failed; playing the safe action: %s", seat.bot, self.id, s, failed)
+                action = safe_action(v)
             except Exception:
                 log.exception("bot %s at table %s seat %d failed; playing the safe action", seat.bot, self.id, s)
                 action = safe_action(v)
             if self.closed:
                 return
             try:
-                await self.act(s, action, "bot")
+                await self.act(s, action, source)
             except Refused as refused:
                 if s in self._to_act():
                     log.warning(
@@ -779,7 +789,7 @@ class Lobby:
         for i, spec in enumerate(specs):
             if spec is not None and spec != "human":
                 try:
-                    validate_spec(spec)
+                    validate_spec(spec, self.options.max_bot_time)
                 except ValueError as error:
                     raise Refused("bad_bot", f"seat {i}: {error}") from None
         humans = [i for i, spec in enumerate(specs) if spec in (None, "human")]

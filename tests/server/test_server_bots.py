@@ -1,0 +1,119 @@
+"""Bots built from public requests are bounded: refused beyond the server's budget, stopped if they overrun.
+
+``POST /api/tables`` with ``"hard:time=1e9"`` (or ``time=inf``) used to be
+accepted and pinned the only bot worker for good, so the bots of every other
+table stopped. Now such specs are refused, and a bot that overruns anyway (a
+stand-in that never returns) has its worker killed and replaced while the
+clock's safe move is played for it; another table's worker bots play on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.botrunner import MAX_SAMPLES
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def recv(ws: Any, *types: str) -> dict[str, Any]:
+    while True:
+        message = ws.receive_json()
+        if message["type"] in types:
+            return message
+        assert message["type"] == "table", message
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'bots.sqlite3'}", max_bot_time=2)) as client:
+        yield client
+
+
+def test_bot_specs_beyond_the_servers_budget_are_refused(client: TestClient) -> None:
+    assert client.get("/api/bots").json()["max_time"] == 2
+    for spec, why in (
+        ("hard:time=1e9", "at most 2 s"),
+        ("hard:time=3", "at most 2 s"),
+        ("hard:time=inf", "not a finite number"),
+        ("hard:time=nan", "not a finite number"),
+        ("hard:time=-inf", "not a finite number"),
+        (f"hard:samples={MAX_SAMPLES + 1}", f"at most {MAX_SAMPLES}"),
+        ("hard:samples=1000000000", f"at most {MAX_SAMPLES}"),
+        ("easy:blunder=nan", "not a finite number"),
+        ("hard:time=0", "time must be a positive number"),
+    ):
+        for path, body in (
+            ("/api/tables", {"players": 3, "seats": [spec, None, None]}),
+            ("/api/solo", {"players": 3, "bot": spec}),
+            ("/api/solo", {"players": 3, "bots": ["random", spec]}),
+        ):
+            refused = client.post(path, json=body)
+            assert refused.status_code == 400, (spec, refused.text)
+            assert refused.json()["error"]["code"] == "bad_bot" and why in refused.json()["error"]["message"], spec
+    for spec in ("hard:time=2", "hard:time=0.5", f"hard:samples={MAX_SAMPLES}", "medium"):
+        assert client.post("/api/tables", json={"players": 3, "seats": [spec, None, None]}).status_code == 201
+
+
+def test_a_bot_that_overruns_is_stopped_the_clock_plays_and_other_tables_bots_play_on(
+    tmp_path: Path, waiting_bot: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = create_app(
+        f"sqlite:///{tmp_path / 'overrun.sqlite3'}",
+        bot_modules=("forsale_test_waiting_bot",),
+        max_bot_time=0.2,
+        bot_workers=2,
+    )
+    with TestClient(app) as client:
+        # Both seats of this table think for ever (until the gate file appears, which it never does).
+        slow = client.post("/api/tables", json={"players": 2, "rules": "two-player", "seats": ["waiting"] * 2})
+        assert slow.status_code == 201, slow.text
+        slow_id = slow.json()["table"]["id"]
+        with client.websocket_connect(f"/ws/tables/{slow_id}") as ws:
+            ws.send_json({"type": "hello"})
+            recv(ws, "welcome")
+            for _ in range(3):  # each of its moves is the clock's pass, once the bot's time is up
+                event = recv(ws, "state")["event"]
+                assert (event["source"], event["kind"]) == ("clock", "pass"), event
+        killed = [int(r.getMessage().split("worker ")[1].split()[0]) for r in caplog.records if "stopped" in r.message]
+        assert len(killed) >= 3 and len(set(killed)) == len(killed)  # a new worker each time
+        # Meanwhile a table of medium bots (they think in the workers too) plays a whole game.
+        solo = client.post("/api/solo", json={"players": 3, "bot": "medium"}).json()
+        sources = set()
+        with client.websocket_connect(f"/ws/tables/{solo['table']['id']}") as ws:
+            ws.send_json({"type": "hello", "token": solo["token"]})
+            latest, pending, acked = recv(ws, "welcome"), False, 0
+            while latest["status"] != "over":
+                if not pending and latest["seq"] >= acked and 0 in latest["view"]["to_act"]:
+                    ws.send_json({"type": "act", "action": latest["view"]["legal"][0]})
+                    pending = True
+                message = recv(ws, "state", "ack")
+                if message["type"] == "ack":
+                    pending, acked = False, message["seq"]
+                else:
+                    latest = message
+                    sources.add((latest["event"]["seat"], latest["event"]["source"]))
+        assert {(1, "bot"), (2, "bot")} <= sources  # the medium bots thought and answered in time
+        assert client.get(f"/api/tables/{slow_id}").json()["table"]["seq"] >= 3
+    deadline = time.monotonic() + 30  # the stopped workers are gone (reaped off the event loop)
+    while any(Path(f"/proc/{pid}").exists() for pid in killed) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in killed)
+
+
+def test_serve_refuses_a_non_finite_bot_budget(forsale_cmd: list[str], forsale_env: dict[str, str]) -> None:
+    helped = subprocess.run(forsale_cmd + ["serve", "--help"], env=forsale_env, capture_output=True, text=True)
+    assert "--max-bot-time" in helped.stdout
+    for bad in ("inf", "nan", "0"):
+        refused = subprocess.run(
+            forsale_cmd + ["serve", "--max-bot-time", bad], env=forsale_env, capture_output=True, text=True, timeout=60
+        )
+        assert refused.returncode == 2 and "--max-bot-time" in refused.stderr, refused.stderr
