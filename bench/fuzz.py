@@ -160,14 +160,18 @@ class Client:
             self.changed.set()
 
     async def wait(self, found: Callable[[], Any], timeout: float = 15.0) -> Any:
-        """The first non-None ``found()``, re-evaluated on every message; None if the connection closes first."""
-        async with asyncio.timeout(timeout):
-            while True:
-                self.changed.clear()
-                result = found()
-                if result is not None or self.closed:
-                    return result
-                await self.changed.wait()
+        """The first non-None ``found()``, re-evaluated on every message; None if the connection closes first
+        or ``timeout`` seconds pass."""
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    self.changed.clear()
+                    result = found()
+                    if result is not None or self.closed:
+                        return result
+                    await self.changed.wait()
+        except TimeoutError:
+            return None
 
     async def reply(self, timeout: float = 15.0) -> dict[str, Any] | None:
         """The next answer to something this client sent (None: the connection closed without one)."""
@@ -180,7 +184,10 @@ class Client:
                     return message
             return None
 
-        return await self.wait(scan, timeout)  # type: ignore[no-any-return]
+        answer = await self.wait(scan, timeout)
+        if answer is None and not self.closed:
+            return {"type": f"<no reply within {timeout:g} s, the connection still open>"}
+        return answer  # type: ignore[no-any-return]
 
     def seq(self) -> int:
         return max((m["seq"] for m in self.messages if m.get("type") in ("welcome", "state")), default=-1)
@@ -327,7 +334,7 @@ class Fuzzer:
     async def send_probe(self, table: Table, client: Client, kind: str) -> None:
         frame, expected, msg_id = self.build(table, client, kind)
         before = len(table.actions)
-        await (client.ws.send(frame))
+        await client.ws.send(frame)
         answer = await client.reply()
         what = f"{kind} from {client.label} ({client.status}) at table {table.id} seq {before}: {frame[:300]!r}"
         if answer is None:
@@ -417,7 +424,11 @@ class Fuzzer:
             token = draw(st.sampled_from(["A" * 32, "", "\u00e9" * 32, "t" * 200]))
             return text_of({"type": "hello", "token": token, "id": good_id}), {"bad_token"}, good_id
         if kind == "not an object":
-            return text_of(draw(st.one_of(st.lists(JUNK, max_size=3), st.integers(), st.text(max_size=8), st.none()))), INVALID, None
+            return (
+                text_of(draw(st.one_of(st.lists(JUNK, max_size=3), st.integers(), st.text(max_size=8), st.none()))),
+                INVALID,
+                None,
+            )
         if kind == "bad json":
             text = draw(st.sampled_from(['{"type": "ping"', "{", "}", "", "nul", "[1,]", '{"type":"ping",}', "\u00ff"]))
             return text, {"bad_json"}, None
@@ -475,7 +486,9 @@ class Fuzzer:
         await self.check_seq(table, "a flood of pings")
 
     async def no_such_table(self) -> None:
-        table_id = self.draw(st.sampled_from(["nosuchtable", "x" * 33, "a%2Fb", "%2F", "..", "a%20b", "%00", "%C3%A9", "%ED%A0%80"]))
+        table_id = self.draw(
+            st.sampled_from(["nosuchtable", "x" * 33, "a%2Fb", "%2F", "..", "a%20b", "%00", "%C3%A9", "%ED%A0%80"])
+        )
         what = f"a connection to /ws/tables/{table_id}"
         try:
             client = await Client.open(self.ws_base, table_id, "stranger")
@@ -729,7 +742,9 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Server:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
+        env = dict(
+            os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+        )
         cmd = [sys.executable, "-m", "forsale", "serve", "--port", str(self.port), "--db", self.db, "--bot-delay", "0"]
         cmd += ["--rest-rate", "1000000", "--log-level", "warning", *self.extra]
         with open(self.log, "ab") as log:

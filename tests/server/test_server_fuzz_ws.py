@@ -45,7 +45,7 @@ def load_fuzz() -> ModuleType:
     return module
 
 
-fuzz = load_fuzz()
+fuzz = sys.modules.get("bench_fuzz") or load_fuzz()
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,9 @@ def test_hostile_messages_never_desynchronise_honest_games(server: Any) -> None:
 
     example()
     assert counts["moves"] > 0 and counts["probes"] > 0, counts
-    assert not findings, f"{len(findings)} findings:\n" + "\n".join(f"- {kind}: {details}" for kind, details in findings)
+    assert not findings, f"{len(findings)} findings:\n" + "\n".join(
+        f"- {kind}: {details}" for kind, details in findings
+    )
 
 
 def test_the_server_survived_without_a_traceback(server: Any) -> None:
