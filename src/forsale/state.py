@@ -32,6 +32,7 @@ from typing import Any, TypeGuard
 
 from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
 from .errors import IllegalActionError, RecordError
+from .refusals import refusal
 from .rules import CHEQUE_VALUES, CHEQUES, HOUSES, Ruleset, winners
 
 AUCTION, SALE, OVER = "auction", "sale", "over"
@@ -446,39 +447,21 @@ class State:
         raise IllegalActionError(self.why_illegal(seat, action) or f"seat {seat} cannot {action} now")
 
     def why_illegal(self, seat: int, action: Action) -> str | None:
-        """Why ``seat`` may not take ``action`` now, or ``None`` if it may."""
+        """Why ``seat`` may not take ``action`` now, in the referee's words (:func:`forsale.refusals.refusal`), or ``None`` if it may."""
         if type(seat) is not int or not 0 <= seat < self.n:
             return f"there is no seat {seat!r} at a table of {self.n}"
-        if self.phase is OVER:
-            return f"the game is over; seat {seat} cannot {action}"
-        kind = action.__class__
-        if kind is Sell:
-            house = action.house
-            if self.phase is not SALE:
-                return f"seat {seat} cannot sell a house during the auction phase"
-            if self.commits[seat]:
-                return f"seat {seat} has already chosen a house this sale round"
-            if house not in self.hands[seat]:
-                held = ", ".join(map(str, sorted(self.hands[seat])))
-                return f"seat {seat} sold house {house} but holds {held}"
-            return None
-        if kind is not Bid and kind is not Pass:
-            return f"{action!r} is not a For Sale action (bid, pass or sell)"
-        if self.phase is not AUCTION:
-            return f"seat {seat} cannot {'bid' if kind is Bid else 'pass'} during the sale phase"
-        if seat != self.turn:
-            return f"it is seat {self.turn}'s turn to bid or pass, not seat {seat}'s"
-        if kind is Bid:
-            amount = action.amount
-            if type(amount) is not int:
-                return f"seat {seat} bid {amount!r}, which is not a whole number of coins"
-            if amount > self.coins[seat]:
-                return f"seat {seat} bid {amount} but holds {self.coins[seat]} coins"
-            if amount <= self.high:
-                if self.high == 0:
-                    return f"seat {seat} bid {amount} but a bid must be at least 1 coin"
-                return f"seat {seat} bid {amount} but the high bid is already {self.high}"
-        return None
+        phase = self.phase
+        reason = refusal(
+            phase,
+            seat,
+            self.turn,
+            self.coins[seat],
+            self.high,
+            phase is SALE and self.commits[seat] != 0,
+            self.hands[seat],
+            action,
+        )
+        return None if reason is None else reason.message
 
     # -- the end -----------------------------------------------------------
     def scores(self) -> list[int]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .actions import PASS, SELLS, Action, action_to_json, move_to_json
+from .refusals import Refusal, refusal
 from .rules import CHEQUES, HOUSES, Ruleset, winners
 from .state import AUCTION, OVER, SALE, Deal, State, _auction_actions
 
@@ -120,6 +121,27 @@ class View:
         if self.phase == SALE and not self.committed[seat]:
             return tuple(SELLS[h] for h in self.hands[seat])
         return ()
+
+    def why_illegal(self, action: Action) -> Refusal | None:
+        """Why the viewing seat may not take ``action``, worded for it (:func:`forsale.refusals.refusal`); ``None`` if it may.
+
+        Built from the view alone, so the explanation says nothing the seat
+        may not know. A spectator may take no action at all.
+        """
+        seat = self.seat
+        if seat is None:
+            return Refusal("not_seated", "a spectator cannot act; take a seat to play")
+        return refusal(
+            self.phase,
+            seat,
+            self.turn,
+            self.coins[seat],
+            self.high,
+            self.committed[seat],
+            self.hands[seat],
+            action,
+            you=True,
+        )
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's cheques plus coins left (the final score once the game is over)."""

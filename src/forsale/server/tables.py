@@ -94,29 +94,6 @@ def safe_action(v: View) -> Action:
     return min(legal, key=lambda a: a.house)  # type: ignore[union-attr]
 
 
-def explain(v: View, action: Action) -> tuple[str, str]:
-    """Why the viewing seat may not take ``action``, from its view only: ``(code, message)``."""
-    if v.phase == "over":
-        return "game_over", "the game is over"
-    kind = action.__class__
-    if v.phase == "auction":
-        if kind is Sell:
-            return "illegal", "houses are sold in the sale phase; now is an auction: bid or pass"
-        if v.turn != v.seat:
-            return "not_your_turn", f"it is seat {v.turn}'s turn to bid or pass, not yours"
-        coins = v.coins[v.seat]  # type: ignore[index]
-        amount = action.amount  # type: ignore[union-attr]
-        if amount > coins:
-            return "illegal", f"you bid {amount} but hold {coins} coins"
-        return "illegal", f"the high bid is {v.high}: bid at least {v.high + 1} or pass"
-    if kind is not Sell:
-        return "illegal", "the auctions are over: choose a house from your hand to sell"
-    if v.committed[v.seat]:  # type: ignore[index]
-        return "not_your_turn", "you have already chosen a house this sale round; wait for the others"
-    held = ", ".join(map(str, v.hand))
-    return "illegal", f"you hold houses {held}; house {action.house} is not yours to sell"  # type: ignore[union-attr]
-
-
 def result_of(v: View) -> dict[str, Any]:
     """Scores and winners (:meth:`View.winners`) of a finished game, from its public view."""
     return {"scores": list(v.scores()), "coins": list(v.coins), "winners": v.winners()}
@@ -500,8 +477,9 @@ class LiveTable:
             if self.status == "waiting":
                 raise Refused("not_started", f"the game starts when every seat is taken (free: {self._free_text()})")
             if self.state.why_illegal(index, action) is not None:
-                code, message = explain(self.view_of(index), action)  # the reason, in what this seat may know
-                raise Refused(code, message)
+                reason = self.view_of(index).why_illegal(action)  # worded from what this seat may know
+                assert reason is not None  # a view's rules are the state's (tests/engine/test_legality.py)
+                raise Refused(reason.code, reason.message)
             state = self.state
             seq = self.seq + 1
             ack = None

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..actions import PASS, SELLS, Action, Bid, bid
+from .. import refusals
+from ..actions import PASS, SELLS, Action, Bid, Sell, bid
 from ..view import View
 
 
@@ -222,54 +223,42 @@ def _amount(text: str) -> int | None:
 
 def bid_choices(v: View) -> str:
     """What the seat to bid may answer: ``bid 4–7 or pass`` (or ``pass`` when it cannot raise)."""
-    low, high = v.high + 1, v.coins[v.seat]  # type: ignore[index]
-    if high < low:
-        return "pass"
-    if low == high:
-        return f"bid {low} or pass"
-    return f"bid {low}–{high} or pass"
+    assert v.seat is not None
+    return refusals.bid_choices(v.high, v.coins[v.seat])
+
+
+def _checked(action: Action, v: View) -> Action:
+    """``action`` if the rules allow it, else :class:`BadAnswer` with the engine's reason, worded for the seat."""
+    reason = v.why_illegal(action)
+    if reason is not None:
+        raise BadAnswer(reason.message)
+    return action
 
 
 def parse_bid(text: str, v: View) -> Action:
     """The action meant by an answer to the bid prompt, or :class:`BadAnswer` saying why not.
 
     Bids are totals in coins (``4``, ``4k`` and ``$4,000`` all mean 4 coins);
-    ``p`` or ``pass`` passes.
+    ``p`` or ``pass`` passes. What is not a bid is explained here; a bid the
+    rules refuse is explained by the engine (:meth:`View.why_illegal`).
     """
-    seat = v.seat
-    assert seat is not None
-    coins = v.coins[seat]
     choices = bid_choices(v)
     t = text.strip().lower()
     if t in ("p", "pass", "0"):
-        return PASS
+        return _checked(PASS, v)
     if not t:
         raise BadAnswer(f"type a bid or p to pass; {choices}")
     amount = _amount(t)
     if amount is None:
         raise BadAnswer(f"{text.strip()!r} is not a bid; {choices} (p)")
-    if coins <= v.high:
-        raise BadAnswer(f"you hold {coins} coins and the high bid is {v.high}; you can only pass (p)")
-    if amount > coins:
-        raise BadAnswer(f"you hold {coins} coins; {choices}")
-    if amount <= v.high:
-        raise BadAnswer(f"the high bid is {v.high}; {choices}")
-    return bid(amount)
+    return _checked(bid(amount), v)
 
 
 def parse_sale(text: str, v: View) -> Action:
     """The ``Sell`` meant by an answer to the sale prompt, or :class:`BadAnswer` saying why not."""
-    hand = v.hand
-    held = ", ".join(map(str, hand))
     t = text.strip().lower().removeprefix("sell").strip().removeprefix("house").strip()
     if not t.isdigit():
+        held = ", ".join(map(str, v.hand))
         raise BadAnswer(f"{text.strip()!r} is not a house number; choose one of {held}")
     house = int(t)
-    if house not in hand:
-        return _not_held(house, held)
-    return SELLS[house]
-
-
-def _not_held(house: int, held: str) -> Action:
-    reason = "there is no such house" if not 1 <= house <= 30 else f"you do not hold house {house}"
-    raise BadAnswer(f"{reason}; choose one of {held}")
+    return _checked(SELLS[house] if house < len(SELLS) else Sell(house), v)
