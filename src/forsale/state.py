@@ -330,16 +330,17 @@ class State:
         """Take ``action`` for ``seat`` in place; raise :class:`IllegalActionError` if the rules forbid it."""
         # The hot path of every search: kept flat, with locals, on purpose.
         # ``turn`` is -1 outside the auction phase, so ``seat != self.turn``
-        # also refuses bids and passes during the sale phase and at the end.
+        # also refuses bids and passes during the sale phase and at the end
+        # (``seat < 0`` refuses the seat -1 that would match it).
         kind = action.__class__
         if kind is Bid:
             amount = action.amount
-            if seat != self.turn or amount <= self.high or amount > self.coins[seat]:
+            if seat != self.turn or seat < 0 or amount <= self.high or amount > self.coins[seat]:
                 self._reject(seat, action)
             self.bids[seat] = amount
             self.high = amount
         elif kind is Pass:
-            if seat != self.turn:
+            if seat != self.turn or seat < 0:
                 self._reject(seat, action)
             bids = self.bids
             paid = bids[seat]
@@ -363,7 +364,7 @@ class State:
                 self._next_auction(last)
                 return
         elif kind is Sell:
-            if self.phase is not SALE or self.commits[seat] or action.house not in self.hands[seat]:
+            if self.phase is not SALE or not 0 <= seat < self.n or self.commits[seat] or action.house not in self.hands[seat]:
                 self._reject(seat, action)
             self.commits[seat] = action.house
             self.n_commits += 1
@@ -399,7 +400,7 @@ class State:
             raise IllegalActionError(f"a sale round needs one house per seat ({self.n}), not {len(houses)}")
         hands = self.hands
         for seat, house in enumerate(houses):
-            if house not in hands[seat]:
+            if type(house) is not int or house not in hands[seat]:  # True would pass for house 1
                 self._reject(seat, Sell(house))
         self.commits = list(houses)
         self._resolve_sale()
