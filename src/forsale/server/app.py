@@ -25,6 +25,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
+from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from . import collector
+from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .messages import (
     MAX_MESSAGE_BYTES,
@@ -50,6 +52,9 @@ log = logging.getLogger("forsale.server")
 
 M = TypeVar("M", bound=BaseModel)
 
+BAD_INPUT = frozenset({"bad_json", "bad_request", "too_large", "disconnected"})
+"""Refusals logged (one rate-limited line each): malformed requests, not a game's ordinary no."""
+
 ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 DEFAULT_DB = "sqlite:///forsale.sqlite3"
@@ -64,9 +69,10 @@ class HttpLimits:
     collector had to find.
     """
 
-    def __init__(self, app: ASGIApp, rate: float, burst: float) -> None:
+    def __init__(self, app: ASGIApp, rate: float, burst: float, bad_input: BadInputLog) -> None:
         self.app = app
         self.rate, self.burst = rate, burst
+        self.bad_input = bad_input
         self.buckets: dict[str, RateLimit] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -87,6 +93,7 @@ class HttpLimits:
     def refusal(self, scope: Scope) -> JSONResponse | None:
         for name, value in scope["headers"]:
             if name == b"content-length" and (not value.isdigit() or int(value) > MAX_MESSAGE_BYTES):
+                self.bad_input.note("too_large", f"{where(scope)}: Content-Length {value[:20]!r}")
                 return rest_error("too_large", TOO_LARGE, 413)
         host = scope["client"][0] if scope.get("client") else "?"
         bucket = self.buckets.get(host)
@@ -95,8 +102,15 @@ class HttpLimits:
                 self.buckets.clear()
             bucket = self.buckets[host] = RateLimit(self.rate, self.burst)
         if not bucket.allow():
+            self.bad_input.note("rate_limited", where(scope))
             return rest_error("rate_limited", "too many requests; slow down", 429)
         return None
+
+
+def where(scope: Scope) -> str:
+    """``10.0.0.1 POST /api/tables`` for a log line (the path cut short: it is the client's text)."""
+    host = scope["client"][0] if scope.get("client") else "?"
+    return f"{host} {scope.get('method', 'WS')} {scope.get('path', '')[:60]}"
 
 
 TOO_LARGE = f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes"
@@ -214,7 +228,10 @@ def create_app(
         return request.app.state.lobby  # type: ignore[no-any-return]
 
     async def body_of(request: Request, model: type[M]) -> M:
-        raw = await request.body()  # at most MAX_MESSAGE_BYTES: see capped()
+        try:
+            raw = await request.body()  # at most MAX_MESSAGE_BYTES: see capped()
+        except ClientDisconnect:  # the client hung up mid-body: nobody is left to answer
+            raise Refused("disconnected", "the client went away before sending the whole body") from None
         try:
             data = json.loads(raw) if raw.strip() else {}
         except RecursionError:  # nesting deeper than the decoder's recursion limit
@@ -231,22 +248,27 @@ def create_app(
     async def table_of(request: Request, table_id: str) -> Any:
         table = await lobby_of(request).get(table_id)
         if table is None:
-            raise Refused("not_found", f"there is no table {table_id!r}", 404)
+            shown = repr(table_id) if len(table_id) <= 32 else "with this id"  # echo no junk
+            raise Refused("not_found", f"there is no table {shown}", 404)
         return table
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in exc.errors()[:5]
         )
+        bad_input.note("bad_request", f"{where(request.scope)}: {problems}")
         return rest_error("bad_request", problems or "invalid request", 400)
 
     @app.exception_handler(Refused)
-    async def _refused(_request: Request, exc: Refused) -> JSONResponse:
+    async def _refused(request: Request, exc: Refused) -> JSONResponse:
+        if exc.code in BAD_INPUT:
+            bad_input.note(exc.code, f"{where(request.scope)}: {exc}")
         return rest_error(exc.code, str(exc), exc.status)
 
-    app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst)
-    app.add_middleware(TableSockets, rate=rate, burst=burst, hello_timeout=hello_timeout)
+    bad_input = BadInputLog(log)
+    app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst, bad_input=bad_input)
+    app.add_middleware(TableSockets, rate=rate, burst=burst, hello_timeout=hello_timeout, bad_input=bad_input)
 
     # -- REST -----------------------------------------------------------------
     @app.get("/api/health")

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .badinput import BadInputLog
 from .messages import (
     MAX_MESSAGE_BYTES,
     Act,
@@ -73,8 +74,9 @@ class TableSockets:
     connection has to say hello.
     """
 
-    def __init__(self, app: ASGIApp, rate: float, burst: float, hello_timeout: float) -> None:
+    def __init__(self, app: ASGIApp, rate: float, burst: float, hello_timeout: float, bad_input: BadInputLog) -> None:
         self.app = app
+        self.bad_input = bad_input
         self.rate, self.burst = rate, burst
         self.hello_timeout = hello_timeout
 
@@ -115,16 +117,16 @@ class TableSockets:
                 if not limit.allow():
                     strikes += 1
                     if strikes > 200:
-                        conn.send(error("rate_limited", "too many messages; closing the connection"))
+                        self.refuse(conn, "rate_limited", "too many messages; closing the connection")
                         break
-                    conn.send(error("rate_limited", f"too many messages: at most {self.rate:g} a second"))
+                    self.refuse(conn, "rate_limited", f"too many messages: at most {self.rate:g} a second")
                     continue
                 text = frame.get("text")
                 if text is None:
-                    conn.send(error("bad_message", "send JSON text frames, not binary ones"))
+                    self.refuse(conn, "bad_message", "send JSON text frames, not binary ones")
                     continue
                 if len(text) > MAX_MESSAGE_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-                    conn.send(error("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes"))
+                    self.refuse(conn, "too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
                     continue
                 try:
                     await self.handle(conn, table, text)
@@ -185,16 +187,21 @@ class TableSockets:
         except Refused as refused:
             conn.send(error(refused.code, str(refused), msg.id))
 
-    @staticmethod
-    def invalid(conn: Conn, text: str) -> Hello | Act | Ping | Leave | None:
+    def refuse(self, conn: Conn, code: str, message: str, msg_id: Any = None) -> None:
+        """Answer bad input with an error, and note it in the log (a short line, rate-limited: no traceback)."""
+        client = conn.ws.client if conn.ws is not None else None
+        self.bad_input.note(code, f"{client.host if client else '?'} WebSocket: {message}")
+        conn.send(error(code, message, msg_id))
+
+    def invalid(self, conn: Conn, text: str) -> Hello | Act | Ping | Leave | None:
         """A message the fast path refused: send the error it deserves (None), or return it if it is valid."""
         try:
             data = json.loads(text)
         except (ValueError, RecursionError) as err:
-            conn.send(error("bad_json", f"not valid JSON: {err}"))
+            self.refuse(conn, "bad_json", f"not valid JSON: {err}")
             return None
         try:
             return parse_client_message(data)
         except ValueError as err:
-            conn.send(error("bad_message", str(err), echo_id(data)))
+            self.refuse(conn, "bad_message", str(err), echo_id(data))
             return None

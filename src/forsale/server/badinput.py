@@ -1,0 +1,43 @@
+"""Bad input in the server's log: one short line each, a few a minute per kind, then a count.
+
+Hostile or broken clients are normal on a public server, so what they send
+is not an error of ours: it gets no traceback (tracebacks are for our own
+bugs) and cannot flood the log. Each kind of problem (``bad_json``,
+``bad_message``, ``too_large``, ...) logs at most ``per_minute`` lines in a
+minute; the rest are counted, and the count is logged when that kind's next
+minute begins.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+DETAIL_CHARS = 160
+"""Details are cut to this length: they hold our messages about the input, never the input itself."""
+
+
+class BadInputLog:
+    """Rate-limited one-line warnings about bad input, per kind."""
+
+    def __init__(
+        self, logger: logging.Logger, per_minute: int = 10, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.logger = logger
+        self.per_minute = per_minute
+        self.clock = clock
+        self._windows: dict[str, list[float]] = {}  # kind -> [start, lines logged, lines suppressed]
+
+    def note(self, kind: str, detail: str) -> None:
+        now = self.clock()
+        window = self._windows.get(kind)
+        if window is None or now - window[0] >= 60:
+            if window is not None and window[2]:
+                self.logger.warning("bad input (%s): %d more in the minute before, not logged", kind, window[2])
+            window = self._windows[kind] = [now, 0, 0]
+        if window[1] < self.per_minute:
+            window[1] += 1
+            self.logger.warning("bad input (%s): %s", kind, detail[:DETAIL_CHARS])
+        else:
+            window[2] += 1
