@@ -6,6 +6,6 @@
 """
 
 from .protocol import Agent
-from .registry import agent_names, describe_agents, make_agent, register
+from .registry import DEFAULT_BOT, agent_names, describe_agents, make_agent, register
 
-__all__ = ["Agent", "agent_names", "describe_agents", "make_agent", "register"]
+__all__ = ["DEFAULT_BOT", "Agent", "agent_names", "describe_agents", "make_agent", "register"]

@@ -125,18 +125,6 @@ def auction_house_values(
     return values
 
 
-def auction_limit(values: Sequence[float], table: Sequence[int]) -> float:
-    """The highest bid a seat makes for this round's table (ascending)."""
-    return ALPHA * (values[table[-1]] - values[table[0]])
-
-
-def auction_action(values: Sequence[float], table: Sequence[int], high: int, coins: int) -> Action:
-    """Raise by one while the raise is within :func:`auction_limit`, else pass."""
-    if coins > high and high + 1 <= auction_limit(values, table):
-        return bid(high + 1)
-    return PASS
-
-
 def _fraction_below(hand: Sequence[int], h: int) -> float:
     return sum(1 for x in hand if x < h) / len(hand)
 

@@ -17,6 +17,9 @@ from .protocol import Agent
 
 Factory = Callable[..., Agent]
 
+DEFAULT_BOT = "medium"
+"""The bot a seat gets when nobody names one (the server, ``forsale play``); registered by ``forsale.bots.search``."""
+
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 # Modules whose import registers bots. Each new bot module adds itself here.
 _BOT_MODULES = ["forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search"]

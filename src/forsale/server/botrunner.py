@@ -39,7 +39,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..actions import Action
-from ..bots import agent_names, make_agent
+from ..bots import DEFAULT_BOT, agent_names, make_agent
 from ..bots.protocol import Agent
 from ..bots.registry import parse_spec
 from ..view import View
@@ -96,8 +96,8 @@ def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME) -> str:
 
 
 def default_bot() -> str:
-    """``medium`` once the bots package registers it, ``random`` until then."""
-    return "medium" if "medium" in agent_names() else "random"
+    """The bot the server seats when none is named: the registry's :data:`~forsale.bots.DEFAULT_BOT`."""
+    return DEFAULT_BOT
 
 
 def _serve(conn: Connection, modules: tuple[str, ...]) -> None:

@@ -22,7 +22,7 @@ from rich.rule import Rule
 from rich.text import Text
 
 from ..actions import Action
-from ..bots import agent_names, make_agent
+from ..bots import DEFAULT_BOT, make_agent
 from ..bots.protocol import Agent
 from ..record import to_record
 from ..rules import Ruleset
@@ -47,8 +47,8 @@ HELP = (
 
 
 def default_bot() -> str:
-    """``medium`` once the bots have landed in the registry, else ``random``."""
-    return "medium" if "medium" in agent_names() else "random"
+    """The opponents' bot when ``--bots`` names none: the registry's :data:`~forsale.bots.DEFAULT_BOT`."""
+    return DEFAULT_BOT
 
 
 class Quit(Exception):
