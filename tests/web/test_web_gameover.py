@@ -11,6 +11,9 @@ _REVEAL = """() => [...document.querySelectorAll('.felt .reveal .card')].map(c =
           running: c.getAnimations().filter(a => a.playState === 'running').length};
 })"""
 
+# How far the page reaches past the right edge of the screen (0 when it fits).
+_SPILL = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
 _REVEAL_SETTLED = """() => {
   const cards = [...document.querySelectorAll('.felt .reveal .card')];
   return cards.length > 0 && cards.every(c => c.getAnimations().every(a => a.playState === 'finished'));
@@ -56,10 +59,15 @@ def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(new_page,
         assert card["width"] / card["height"] == pytest.approx(ratio, rel=0.1), card
     shoot(page, f"game-over-{players}-redrawn")
 
-    # A spectator's header is clean too (the seat's "Leave" button is the tool it lacks).
-    watcher = new_page()
+    # A spectator's header is clean too (the seat's "Leave" button is the tool it lacks),
+    # and on a phone neither the final screen nor the replay's last move is wider than the screen.
+    watcher = new_page(width=390, height=844)
     watcher.goto(f"/#/watch/{table_id}")
     watcher.wait_for_selector("#end")
     watcher.wait_for_selector("#conn[data-status=open]")
     assert watcher.locator("#tools").inner_text().strip() == "connected"
     assert "null" not in watcher.locator("header.bar").inner_text()
+    assert watcher.evaluate(_SPILL) <= 0
+    watcher.click("#replay-link")
+    watcher.wait_for_selector("#replay-stage .results")  # the replay opens on the last move
+    assert watcher.evaluate(_SPILL) <= 0

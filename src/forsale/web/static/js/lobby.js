@@ -52,6 +52,8 @@ export function showLobby(ctx) {
   const name = h("input", { type: "text", id: "solo-name", value: playerName(), placeholder: "You", maxlength: 40, autocomplete: "nickname" });
   const players = select("solo-players", [2, 3, 4, 5, 6].map((n) => [n, `${n} players`]), prefs.players || 4);
   const strength = select("solo-bot", [["random", "random"]], prefs.bot || "random");
+  let strengthPicked = false; // a choice made before the server's bot list arrives is kept
+  strength.addEventListener("change", () => (strengthPicked = true));
   const clock = select("solo-clock", CLOCKS, prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const soloErr = h("div.error-box", { role: "alert" });
@@ -120,7 +122,10 @@ export function showLobby(ctx) {
     const rows = [];
     for (let i = 0; i < n; i++) {
       const options = i === 0 ? [["me", "You"], ["human", "A friend"]] : [["human", "A friend"], ...botOptions.map(([v, l]) => [v, `Bot: ${l}`])];
-      const sel = select(`friends-seat-${i}`, options, i === 0 ? "me" : "human");
+      // Redrawn for a new seat count or the bot list: each seat keeps what was chosen for it.
+      const before = seatList.querySelector(`#friends-seat-${i}`);
+      const kept = before && options.some(([v]) => v === before.value) ? before.value : null;
+      const sel = select(`friends-seat-${i}`, options, kept ?? (i === 0 ? "me" : "human"));
       sel.setAttribute("aria-label", `Seat ${i + 1}`);
       rows.push(h("div.seat-row", null, h("span", null, `Seat ${i + 1}`), sel));
     }
@@ -307,7 +312,7 @@ export function showLobby(ctx) {
       const list = [...order, ...rest].map((n) => [n, label(n)]);
       if (!list.length) return;
       botOptions = list.map(([v]) => [v, v]);
-      const want = prefs.bot || res.default || list[0][0];
+      const want = strengthPicked ? strength.value : prefs.bot || res.default || list[0][0];
       strength.replaceChildren(...list.map(([v, l]) => h("option", { value: v, selected: v === want }, l)));
       drawSeats();
     })

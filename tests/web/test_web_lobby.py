@@ -1,4 +1,7 @@
-"""The lobby's custom rules: knobs that make a game, and the engine's reason, shown by the knobs, for ones that do not."""
+"""The lobby: custom rules, and choices that survive the page's own redraws.
+
+Knobs that make a game create it; for knobs that do not, the engine's reason is shown by the knobs.
+"""
 
 from __future__ import annotations
 
@@ -105,3 +108,25 @@ def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
     # Back to a preset: the knobs are hidden, and what is sent is the preset's name.
     page.select_option("#friends-rules", "official")
     assert page.locator("#friends-custom").is_hidden()
+
+
+def test_choices_made_before_the_bot_list_arrives_are_kept(new_page, web_server):
+    assert httpx.get(f"{web_server}/api/bots").json()["default"] != "random"  # else this would prove nothing
+    page = new_page()
+    held = []  # the /api/bots request, answered only once the person has chosen
+    page.route("**/api/bots", lambda route: held.append(route))
+    page.goto("/")
+    page.select_option("#solo-bot", "random")
+    page.select_option("#friends-players", "3")
+    page.select_option("#friends-seat-1", "random")
+    page.wait_for_function("() => document.querySelectorAll('#friends-seat-2').length === 1")
+    assert len(held) == 1
+    held[0].fulfill(response=held[0].fetch())
+    page.wait_for_function("() => document.querySelectorAll('#solo-bot option').length > 1")
+    page.wait_for_function("() => document.querySelectorAll('#friends-seat-1 option').length > 3")
+    assert page.input_value("#solo-bot") == "random"
+    assert page.input_value("#friends-seat-1") == "random"
+    # A new seat count keeps the seats already chosen, and the new seat starts open.
+    page.select_option("#friends-seat-2", "medium")
+    page.select_option("#friends-players", "4")
+    assert [page.input_value(f"#friends-seat-{i}") for i in range(4)] == ["me", "random", "medium", "human"]
