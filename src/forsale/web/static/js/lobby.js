@@ -35,6 +35,11 @@ const CLOCKS = [
   ["180", "3 min a move"],
 ];
 
+/** Whether the server refused a request for its rules: the engine's reason, or the knobs' limits. */
+function refusesRules(error) {
+  return error.code === "bad_rules" || (error.code === "bad_request" && error.message.startsWith("rules"));
+}
+
 /** Where a share link for `seat` of table `id` points. */
 export function seatLink(id, seat) {
   return `${location.origin}${location.pathname}#/table/${id}?seat=${seat}`;
@@ -83,7 +88,7 @@ export function showLobby(ctx) {
           seats.put(res.table.id, { token: res.token, seat: res.seat, name: name.value.trim(), creator: res.creator_token });
           location.hash = `#/table/${res.table.id}`;
         } catch (e) {
-          if (!(e.code === "bad_rules" && rules.refuse(e.message))) soloErr.textContent = e.message;
+          if (!(refusesRules(e) && rules.refuse(e.message))) soloErr.textContent = e.message;
           playBtn.disabled = false;
         }
       },
@@ -167,7 +172,7 @@ export function showLobby(ctx) {
           else seats.put(id, { creator: res.creator_token });
           showLinks(id, res.table);
         } catch (e) {
-          if (!(e.code === "bad_rules" && fRules.refuse(e.message))) fErr.textContent = e.message;
+          if (!(refusesRules(e) && fRules.refuse(e.message))) fErr.textContent = e.message;
         }
       },
     },
