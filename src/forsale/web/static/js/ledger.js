@@ -66,7 +66,7 @@ export function setupFromView(view, names) {
     names,
     rules: view.rules,
     coins0: Array(n).fill(0),
-    refund: rulesKnobs(view.rules, n).refund,
+    refund: view.ruleset.refund, // the view carries its ruleset's knobs: no preset table needed
     first: view.first,
     auctionTables: view.auction_tables,
     saleTables: view.sale_tables,

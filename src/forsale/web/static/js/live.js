@@ -609,11 +609,9 @@ function aside(toCome, unseen) {
   return toCome ? ` of these ${unseen} (${unseen - toCome} were set aside unseen)` : ` (the ${unseen} unseen were set aside)`;
 }
 
-/** What passing costs now: the bid minus its refund (the rules' rounding). */
+/** What passing costs now: the bid minus its refund, rounded as the view's ruleset says. */
 function costOfPass(view, bid) {
-  const rules = view.rules;
-  const up = typeof rules === "object" ? rules.refund === "up" : !(rules === "official" || rules === "two-player" || !rules);
-  const refund = up ? Math.ceil(bid / 2) : Math.floor(bid / 2);
+  const refund = view.ruleset.refund === "up" ? Math.ceil(bid / 2) : Math.floor(bid / 2);
   return bid - refund;
 }
 
