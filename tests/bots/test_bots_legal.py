@@ -41,8 +41,8 @@ def play(specs: list[str], rules: Ruleset, seed: int) -> list[int]:
 
 @pytest.mark.parametrize(("players", "preset"), RULESETS)
 def test_every_bot_plays_legally(players: int, preset: str) -> None:
-    names = [FAST.get(name, name) for name in agent_names()]
     rules = Ruleset.preset(preset, players)
+    names = [FAST.get(name, name) for name in agent_names(rules)]
     for game in range(3):
         # Rotate so every bot meets every other bot and sits in every seat over the games.
         start = game * players
@@ -64,7 +64,7 @@ def test_fast_bots_over_many_games(name: str, players: int) -> None:
 def test_custom_ruleset_with_few_coins() -> None:
     """Knobs far from the presets (1 coin each, refunds rounded up) do not trip any bot."""
     rules = Ruleset.custom(5, starting_coins=1, removed=0, refund="up")
-    names = [FAST.get(name, name) for name in agent_names()]
+    names = [FAST.get(name, name) for name in agent_names(rules)]
     for game in range(2):
         specs = [names[(game * 5 + i) % len(names)] for i in range(5)]
         play(specs, rules, seed=game)

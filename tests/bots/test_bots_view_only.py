@@ -109,5 +109,5 @@ def test_a_view_can_be_acted_on_after_the_game_is_gone() -> None:
     state = new_game(5, seed=2)
     v = view(state, state.current_seat)
     del state
-    for name in agent_names():
+    for name in agent_names(v.rules):
         assert make_agent(_spec(name)).act(v, random.Random(0), None) in v.legal_actions()

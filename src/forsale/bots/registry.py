@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from ..rules import Ruleset
 from .protocol import Agent
 
 Factory = Callable[..., Agent]
@@ -21,16 +22,22 @@ DEFAULT_BOT = "medium"
 """The bot a seat gets when nobody names one (the server, ``forsale play``); registered by ``forsale.bots.search``."""
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
+# Which tables a bot can play, for the few that cannot play them all (a learned policy reads one table size).
+_PLAYS: dict[str, Callable[[Ruleset], bool]] = {}
 # Modules whose import registers bots. Each new bot module adds itself here.
-_BOT_MODULES = ["forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search"]
+_BOT_MODULES = ["forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search", "forsale.bots.ppo"]
 _loaded = False
 
 
-def register(name: str, description: str) -> Callable[[Factory], Factory]:
-    """Decorator: make ``factory(**options)`` buildable as ``name``."""
+def register(
+    name: str, description: str, plays: Callable[[Ruleset], bool] | None = None
+) -> Callable[[Factory], Factory]:
+    """Decorator: make ``factory(**options)`` buildable as ``name``; ``plays(rules)``: can it play that table."""
 
     def wrap(factory: Factory) -> Factory:
         _FACTORIES[name] = (factory, description)
+        if plays is not None:
+            _PLAYS[name] = plays
         return factory
 
     return wrap
@@ -78,9 +85,10 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(f"bad options for bot {name!r}: {error}") from None
 
 
-def agent_names() -> list[str]:
+def agent_names(rules: Ruleset | None = None) -> list[str]:
+    """Every registered bot, or those that can play a game under ``rules`` (most bots play any table)."""
     _load()
-    return sorted(_FACTORIES)
+    return sorted(name for name in _FACTORIES if rules is None or name not in _PLAYS or _PLAYS[name](rules))
 
 
 def describe_agents() -> dict[str, str]:
