@@ -18,13 +18,15 @@ import logging
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
+from pydantic.json_schema import models_json_schema
 from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
@@ -146,6 +148,39 @@ def without_body(send: Send) -> Send:
         await send(message)
 
     return send_head
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorEnvelope(BaseModel):
+    """Every ``/api/`` error: ``{"error": {"code": "...", "message": "..."}}``."""
+
+    error: ErrorDetail
+
+
+ERROR_STATUSES = {
+    400: "malformed: not JSON, wrong types, unknown keys, or unknown rules, bots or seats",
+    403: "a token that holds no seat here, or not the creator's",
+    404: "no such table, seat or endpoint",
+    409: "not now: the seat is taken, the table full, the game over or still running",
+    413: "a body over 64 KiB",
+    429: "too many requests from this address",
+}
+BODY_MODELS: tuple[type[BaseModel], ...] = (CreateTable, Solo, Join, TokenBody, Settings)
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers an endpoint documents in the OpenAPI schema."""
+    return {status: {"model": ErrorEnvelope, "description": ERROR_STATUSES[status]} for status in statuses}
+
+
+def body(model: type[BaseModel], required: bool = False) -> dict[str, Any]:
+    """The JSON body an endpoint reads (with :func:`body_of`), for the OpenAPI schema."""
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}}
 
 
 def rest_error(code: str, message: str, status: int) -> JSONResponse:
@@ -298,39 +333,44 @@ def create_app(
         knobs = {n: {"starting_coins": r.starting_coins, "removed": r.removed, "refund": r.refund} for n, r in defaults.items()}
         return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": knobs}
 
-    @app.get("/api/tables")
-    async def list_tables(request: Request, status: str = "open", limit: int = 50) -> dict[str, Any]:
+    @app.get("/api/tables", responses=errors(400))
+    async def list_tables(
+        request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
+    ) -> dict[str, Any]:
+        """``limit`` is clamped to 1-500."""
         lobby = lobby_of(request)
         if status == "over":
             return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
-        if status not in ("open", "all"):
-            raise Refused("bad_request", "status must be open, all or over")
         tables = lobby.listing()
         if status == "open":
             tables = [t for t in tables if t["status"] == "waiting"]
         return {"tables": tables[: max(1, min(limit, 500))]}
 
-    @app.post("/api/tables", status_code=201)
+    @app.post("/api/tables", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(CreateTable))
     async def create_table(request: Request) -> dict[str, Any]:
         return await lobby_of(request).create(await body_of(request, CreateTable))
 
-    @app.post("/api/solo", status_code=201)
+    @app.post("/api/solo", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(Solo))
     async def solo(request: Request) -> dict[str, Any]:
         return await lobby_of(request).solo(await body_of(request, Solo))
 
-    @app.get("/api/tables/{table_id}")
+    @app.get("/api/tables/{table_id}", responses=errors(404))
     async def get_table(request: Request, table_id: str) -> dict[str, Any]:
         table = await table_of(request, table_id)
         return {"table": table.info(), "result": table.result()}
 
-    @app.post("/api/tables/{table_id}/join")
+    @app.post("/api/tables/{table_id}/join", responses=errors(400, 404, 409, 413, 429), openapi_extra=body(Join))
     async def join(request: Request, table_id: str) -> dict[str, Any]:
         body = await body_of(request, Join)
         table = await table_of(request, table_id)
         seat, token = await table.join(body.seat, body.name)
         return {"table": table.info(), "seat": seat, "token": token}
 
-    @app.post("/api/tables/{table_id}/leave")
+    @app.post(
+        "/api/tables/{table_id}/leave",
+        responses=errors(400, 403, 404, 409, 413, 429),
+        openapi_extra=body(TokenBody, required=True),
+    )
     async def leave(request: Request, table_id: str) -> dict[str, Any]:
         body = await body_of(request, TokenBody)
         table = await table_of(request, table_id)
@@ -340,7 +380,11 @@ def create_app(
         await table.leave(seat)
         return {"table": table.info()}
 
-    @app.post("/api/tables/{table_id}/settings")
+    @app.post(
+        "/api/tables/{table_id}/settings",
+        responses=errors(400, 403, 404, 413, 429),
+        openapi_extra=body(Settings, required=True),
+    )
     async def settings(request: Request, table_id: str) -> dict[str, Any]:
         body = await body_of(request, Settings)
         table = await table_of(request, table_id)
@@ -350,7 +394,7 @@ def create_app(
             await table.set_memory_aid(body.memory_aid)
         return {"table": table.info()}
 
-    @app.get("/api/tables/{table_id}/view")
+    @app.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
     async def seat_view(request: Request, table_id: str, token: str | None = None) -> Response:
         """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
         table = await table_of(request, table_id)
@@ -361,7 +405,7 @@ def create_app(
                 raise Refused("bad_token", "this token holds no seat at this table", 403)
         return Response(table.snapshot("state", seat), media_type="application/json")
 
-    @app.get("/api/tables/{table_id}/record")
+    @app.get("/api/tables/{table_id}/record", responses=errors(404, 409))
     async def record(request: Request, table_id: str) -> JSONResponse:
         table = await table_of(request, table_id)
         return JSONResponse(
@@ -369,12 +413,35 @@ def create_app(
             headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
         )
 
-    @app.get("/api/tables/{table_id}/replay")
+    @app.get("/api/tables/{table_id}/replay", responses=errors(404, 409))
     async def replay(request: Request, table_id: str) -> dict[str, Any]:
         table = await table_of(request, table_id)
         return table.replay()  # type: ignore[no-any-return]
 
     api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
+
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema, plus the body models (bodies are read by :func:`body_of`, which FastAPI cannot see).
+
+        Every ``/api/`` error is a 4xx with the envelope (:func:`errors`), never
+        FastAPI's 422, so its 422 entries go.
+        """
+        if app.openapi_schema is None:
+            schema = get_openapi(title=app.title, version=app.version, routes=app.routes)
+            _, defs = models_json_schema(
+                [(m, "validation") for m in BODY_MODELS], ref_template="#/components/schemas/{model}"
+            )
+            components = schema.setdefault("components", {}).setdefault("schemas", {})
+            components.update(defs.get("$defs", {}))
+            for name in ("HTTPValidationError", "ValidationError"):
+                components.pop(name, None)
+            for operations in schema["paths"].values():
+                for operation in operations.values():
+                    operation.get("responses", {}).pop("422", None)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.api_route("/api/{path:path}", methods=[*ALL_METHODS], include_in_schema=False)
     async def no_such_endpoint(request: Request, path: str) -> JSONResponse:
