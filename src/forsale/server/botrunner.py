@@ -222,7 +222,7 @@ class BotRunner:
             self._dispatch()
         if kind == "error":
             raise BotFailed(value)
-        return value  # type: ignore[no-any-return]
+        return value
 
     async def _take(self, key: object) -> _Worker:
         ticket: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()

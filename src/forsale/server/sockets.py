@@ -146,6 +146,7 @@ class TableSockets:
                 await ws.close()
 
     async def handle(self, conn: Conn, table: LiveTable, text: str) -> None:
+        msg: Hello | Act | Ping | Leave | None
         try:  # the usual case, a valid message, is parsed and validated in one step
             msg = client_message.validate_json(text)
         except ValidationError:  # find out what is wrong, and the id to answer to

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
@@ -573,7 +574,7 @@ class LiveTable:
         for s in to_act:
             if self.seats[s].kind == "bot" and s not in self._thinking:
                 self._thinking.add(s)
-                self._spawn(lambda s=s: self._bot_move(s))
+                self._spawn(functools.partial(self._bot_move, s))
 
     def _spawn(self, factory: Callable[[], Any]) -> None:
         task = asyncio.get_running_loop().create_task(factory())
@@ -778,7 +779,7 @@ class Lobby:
         seats: list[StoredSeat] = []
         for i, spec in enumerate(specs):
             if spec not in (None, "human"):
-                seats.append(StoredSeat(i, "bot", f"{spec.split(':')[0]} bot", spec, None))  # type: ignore[union-attr]
+                seats.append(StoredSeat(i, "bot", f"{spec.split(':')[0]} bot", spec, None))
             elif body.join and i == humans[0]:
                 seat_token = secrets.token_urlsafe(TOKEN_BYTES)
                 seats.append(StoredSeat(i, "human", body.player_name or "You", None, hash_token(seat_token)))
