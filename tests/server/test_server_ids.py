@@ -121,3 +121,15 @@ def test_an_ack_that_cannot_be_written_is_refused_before_the_commit(client: Test
     assert table.seq == 0 and len(table.state.moves) == 0 and not conn.queue
     assert client.portal.call(act, seat, PASS, "player", conn, 7) == 1  # type: ignore[union-attr]
     assert list(conn.queue) == ['{"type":"ack","id":7,"seq":1}']
+
+
+def test_a_message_that_cannot_be_serialised_is_dropped_for_its_connection_only(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The last guard: should one get past validation (our bug), it is logged and that message is not sent."""
+    broken, fine = Conn(None), Conn(None)
+    for conn, message in ((broken, {"type": "pong", "id": 10**30}), (fine, {"type": "pong", "id": 1})):
+        conn.send(message)
+    assert not broken.queue and not broken.closed
+    assert list(fine.queue) == ['{"type":"pong","id":1}']
+    assert [r.exc_info is not None for r in caplog.records if "could not be serialised" in r.message] == [True]
