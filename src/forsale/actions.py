@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from .errors import IllegalActionError
 
@@ -123,6 +123,6 @@ def move_to_json(seat: int | None, action: Action | Sequence[int]) -> dict[str, 
     ``seat`` is ``None`` for a whole sale round, whose ``action`` is the
     houses sold, seat by seat (the shape of :attr:`forsale.state.State.moves`).
     """
-    if seat is None:
-        return {"sell": list(cast("Sequence[int]", action))}
-    return {"seat": seat, **action_to_json(cast(Action, action))}
+    if isinstance(action, Pass | Bid | Sell):
+        return {"seat": seat, **action_to_json(action)}
+    return {"sell": list(action)}

@@ -11,7 +11,7 @@ that ``forsale replay`` prints.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeGuard
 
 from .actions import PASS, bid, move_to_json
 from .errors import ForSaleError, RecordError
@@ -53,7 +53,7 @@ def build_record(
     return record
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return type(value) is int
 
 

@@ -110,7 +110,7 @@ class Ruleset:
         """The named preset (see :data:`PRESETS`) for ``players`` players."""
         if not isinstance(name, str) or type(players) is not int:
             raise RulesError(f"a preset is named by a string and a player count, not {name!r} and {players!r}")
-        return _preset(cls, name, players)
+        return _preset(name, players)
 
     @classmethod
     def _build_preset(cls, name: str, players: int) -> Ruleset:
@@ -202,6 +202,6 @@ def win_shares(scores: Sequence[int], coins: Sequence[int]) -> list[float]:
 
 
 @cache
-def _preset(cls: type[Ruleset], name: str, players: int) -> Ruleset:
+def _preset(name: str, players: int) -> Ruleset:
     """Presets are built once: starting a game must not re-validate the same ruleset."""
-    return cls._build_preset(name, players)
+    return Ruleset._build_preset(name, players)

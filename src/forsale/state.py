@@ -28,7 +28,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeGuard
+from typing import Any, NoReturn, TypeGuard
 
 from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
 from .errors import IllegalActionError, RecordError
@@ -332,14 +332,13 @@ class State:
         # ``turn`` is -1 outside the auction phase, so ``seat != self.turn``
         # also refuses bids and passes during the sale phase and at the end
         # (``seat < 0`` refuses the seat -1 that would match it).
-        kind = action.__class__
-        if kind is Bid:
+        if type(action) is Bid:  # type(), not isinstance: as fast, and mypy narrows on it
             amount = action.amount
             if seat != self.turn or seat < 0 or amount <= self.high or amount > self.coins[seat]:
                 self._reject(seat, action)
             self.bids[seat] = amount
             self.high = amount
-        elif kind is Pass:
+        elif type(action) is Pass:
             if seat != self.turn or seat < 0:
                 self._reject(seat, action)
             bids = self.bids
@@ -363,7 +362,7 @@ class State:
                 self.takes.append((self.round, last, house, paid))
                 self._next_auction(last)
                 return
-        elif kind is Sell:
+        elif type(action) is Sell:
             if self.phase is not SALE or not 0 <= seat < self.n or self.commits[seat] or action.house not in self.hands[seat]:
                 self._reject(seat, action)
             self.commits[seat] = action.house
@@ -443,7 +442,7 @@ class State:
         self.round = r
         self.table = sorted(self.deal.cheques[r * n : r * n + n])
 
-    def _reject(self, seat: int, action: Action) -> None:
+    def _reject(self, seat: int, action: Action) -> NoReturn:
         """Raise an :class:`IllegalActionError` that says why, in the game's words."""
         raise IllegalActionError(self.why_illegal(seat, action) or f"seat {seat} cannot {action} now")
 

@@ -102,8 +102,9 @@ class View:
         return () if self.seat is None else self.hands[self.seat]
 
     def seats_to_act(self) -> tuple[int, ...]:
-        if self.phase == AUCTION:
-            return (self.turn,)  # type: ignore[return-value]
+        """Seats that may act now: the one bidder, or every seat yet to choose its sale (public)."""
+        if self.turn is not None:  # set in the auction phase only
+            return (self.turn,)
         if self.phase == SALE:
             return tuple(s for s, done in enumerate(self.committed) if not done)
         return ()
@@ -159,7 +160,7 @@ class View:
         ``takes``, which only grow, instead of rebuilding dozens of small
         dicts per action.
         """
-        out = {
+        out: dict[str, Any] = {
             "rules": self.rules.to_json(),
             "ruleset": {
                 "name": self.rules.name,
@@ -325,5 +326,5 @@ def sample_state(v: View, rng: random.Random) -> State:
     state.commits = commits
     state.n_commits = sum(1 for c in commits if c)
     state.moves = list(v.history)
-    state.takes = [tuple(t) for t in v.takes]
+    state.takes = [(t.round, t.seat, t.house, t.paid) for t in v.takes]
     return state

@@ -27,7 +27,7 @@ def plackett_luce_ratings(results: Sequence[GameResult]) -> dict[str, tuple[floa
         for name in result.bots:
             mu, sigma = current.get(name, (model.mu, model.sigma))
             teams.append([model.rating(mu=mu, sigma=sigma)])
-        rated = model.rate(teams, ranks=result.ranks())
+        rated = model.rate(teams, ranks=[float(rank) for rank in result.ranks()])  # openskill's type: list[float]
         updates: dict[str, list[tuple[float, float]]] = {}
         for name, team in zip(result.bots, rated):
             updates.setdefault(name, []).append((team[0].mu, team[0].sigma))

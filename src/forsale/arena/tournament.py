@@ -157,7 +157,7 @@ def run_tournament(
 def _run_local(tasks: list[tuple[Any, ...]], jobs: int) -> Iterator[GameResult]:
     if jobs == 1 or len(tasks) == 1:
         for task in tasks:
-            yield _play_packed(task)  # type: ignore[arg-type]
+            yield _play_packed(task)
         return
     import multiprocessing
 

@@ -39,6 +39,7 @@ import random
 from collections.abc import Sequence
 from functools import lru_cache
 from math import comb
+from typing import Any
 
 from ..actions import PASS, SELLS, Action, bid
 from ..rules import CHEQUES, HOUSES
@@ -210,7 +211,7 @@ def type_distributions(
 def sale_posteriors(
     n: int,
     hands: Sequence[Sequence[int]],
-    history: Sequence[tuple[object, object]],
+    history: Sequence[tuple[Any, Any]],
     sale_tables: Sequence[Sequence[int]],
     unseen_cheques: Sequence[int],
     rounds: int,
@@ -231,7 +232,7 @@ def sale_posteriors(
         return posts
     held = [list(h) for h in hands]
     for houses in sales:
-        for s, h in enumerate(houses):  # type: ignore[arg-type]
+        for s, h in enumerate(houses):
             held[s].append(h)
     for s in range(n):
         held[s].sort()
@@ -246,16 +247,17 @@ def sale_posteriors(
             tuple(tuple(h) for h in held), tuple(sale_tables[r]), pools[r], r < rounds - 1
         )
         for s in range(n):
-            if dists[s] is not None:
-                i = held[s].index(houses[s])  # type: ignore[index]
+            dist = dists[s]
+            if dist is not None:
+                i = held[s].index(houses[s])
                 post = posts[s]
                 for kind in SALE_TYPES:
-                    post[kind] *= dists[s][kind][i]  # type: ignore[index]
+                    post[kind] *= dist[kind][i]
                 total = sum(post.values())
                 for kind in SALE_TYPES:
                     post[kind] /= total
         for s in range(n):
-            held[s].remove(houses[s])  # type: ignore[index]
+            held[s].remove(houses[s])
     return posts
 
 

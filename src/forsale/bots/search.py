@@ -305,7 +305,7 @@ def fit_bidders(view: View) -> list[Bidder]:
             for i, (a, b) in enumerate(_BIDDER_GRID):
                 row[i] += agree if (high + 1 <= a * gap + b * coins[seat]) == raised else disagree
         if raised:
-            high = action.amount  # type: ignore[union-attr]
+            high = action.amount
             bids[seat] = high
             continue
         coins[seat] -= bids[seat] - refund(bids[seat])

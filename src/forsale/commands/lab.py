@@ -12,10 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ForSaleError
 from ._extras import require
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 from ._simtools import (
     POLICY_NAMES,
     add_common_arguments,
@@ -136,7 +139,7 @@ def print_lab(rows: list[dict[str, Any]], games: int, seed: int | None) -> None:
         "shared",
     )
     for column in columns:
-        justify = "left" if column in ("rules", "policy") else "right"
+        justify: JustifyMethod = "left" if column in ("rules", "policy") else "right"
         table.add_column(column, justify=justify, no_wrap=True, min_width=len(column))
     for r in rows:
         rates = [w["win_rate"] for w in r["win_rate_by_seat"]]

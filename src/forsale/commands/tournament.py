@@ -13,8 +13,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..rules import PRESETS
+from ..rules import PRESETS, Ruleset
+
+if TYPE_CHECKING:
+    from ..arena.tournament import GameResult
 from ._extras import require
 
 
@@ -55,7 +59,6 @@ def run(args: argparse.Namespace) -> int:
     )
     from ..bots import agent_names, make_agent
     from ..errors import ForSaleError
-    from ..rules import Ruleset
 
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) != args.players:
@@ -110,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play(args: argparse.Namespace, bots: list[str], rules: object, records: bool) -> list:
+def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bool) -> list[GameResult]:
     from ..arena.tournament import run_tournament
 
     if args.quiet:

@@ -284,10 +284,10 @@ def play(
             for seat in range(n):
                 taken[seat] += (keys[k] == seat) * table[k]
 
-    moves = None
+    moves: list[list[tuple[int, int]]] | None = None
     if record:
         moves = [[] for _ in range(games)]
-        for game, seat, amount in logs:
-            for g, s, a in zip(game.tolist(), seat.tolist(), amount.tolist()):
+        for lane_games, lane_seats, lane_amounts in logs:  # arrays, one entry per lane that moved
+            for g, s, a in zip(lane_games.tolist(), lane_seats.tolist(), lane_amounts.tolist()):
                 moves[g].append((s, a))
     return BatchResult(rules, deals, deals.first, final_coins, won, sold, moves)
