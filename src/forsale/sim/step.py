@@ -34,8 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from ..record import FORMAT
+from ..actions import PASS, bid, move_to_json
+from ..record import build_record
 from ..rules import CHEQUES, Ruleset
+from ..state import Deal
 from .batch import MAX_COINS, _next_seat_table
 from .deals import _CHEQUES, _HOUSES, shuffled_decks
 from .policies import AuctionTurn, BatchPolicy, SaleTurn
@@ -300,25 +302,15 @@ class Games:
         """Game ``game`` so far (finished or not) as a ``forsale-record/1`` record (needs ``record=True``)."""
         if not self.recording:
             raise ValueError("these games were set up without record=True, so their moves were not kept")
-        n, k = self.n, self.rules.cards
+        k = self.rules.cards
         codes = self.moves[game, : self.move_count[game]].tolist()
-        moves: list[dict[str, Any]] = [
-            {"seat": c & 7, "bid": c >> 3} if c >> 3 else {"seat": c & 7, "pass": True} for c in codes
-        ]
+        moves = [move_to_json(c & 7, bid(c >> 3) if c >> 3 else PASS) for c in codes]
         phase, r = int(self.phase[game]), int(self.round[game])
         sales = 0 if phase == AUCTION else (r + 1 if phase == OVER else r)
-        moves += [{"sell": self.sold[game, s].tolist()} for s in range(sales)]
+        moves += [move_to_json(None, self.sold[game, s].tolist()) for s in range(sales)]
         houses, cheques = self.deck_houses[game].tolist(), self.deck_cheques[game].tolist()
-        record: dict[str, Any] = {
-            "format": FORMAT,
-            "rules": self.rules.to_json(),
-            "players": players if players is not None else [f"Seat {i}" for i in range(n)],
-            "deal": {"houses": houses[:k], "cheques": cheques[:k], "first": int(self.first[game])},
-            "moves": moves,
-        }
-        if k < 30:
-            record["removed"] = {"houses": sorted(houses[k:]), "cheques": sorted(cheques[k:])}
-        return record
+        deal = Deal(houses[:k], cheques[:k], int(self.first[game]), sorted(houses[k:]), sorted(cheques[k:]))
+        return build_record(self.rules, deal, moves, players)
 
 
 # -- vectorised policies on the lockstep core -------------------------------
