@@ -33,7 +33,9 @@ def test_each_kind_logs_a_few_lines_a_minute_then_a_count(caplog: pytest.LogCapt
         notes.note("too_large", "a big one")
         lines = [r.getMessage() for r in caplog.records]
         assert len(lines) == 4 and all(len(line) < 200 for line in lines)
-        assert lines[:3] == [f"bad input (bad_json): {(f'from 10.0.0.{i}: not JSON ' + 'x' * 500)[:160]}" for i in range(3)]
+        assert lines[:3] == [
+            f"bad input (bad_json): {(f'from 10.0.0.{i}: not JSON ' + 'x' * 500)[:160]}" for i in range(3)
+        ]
         assert lines[3] == "bad input (too_large): a big one"
         now[0] += 60  # a new minute: first the count of what was left out, then lines again
         notes.note("bad_json", "again")
@@ -73,7 +75,9 @@ def test_a_real_server_logs_bad_input_in_short_lines_and_no_tracebacks(serve: An
     assert "Traceback" not in log and "Exception in ASGI application" not in log, log[-3000:]
     lines = [line for line in log.splitlines() if line.startswith("bad input (")]
     kinds = {line.split(")")[0] + ")" for line in lines}
-    assert kinds >= {f"bad input ({k})" for k in ("bad_json", "bad_request", "too_large", "bad_message", "disconnected")}
+    assert kinds >= {
+        f"bad input ({k})" for k in ("bad_json", "bad_request", "too_large", "bad_message", "disconnected")
+    }
     for kind in kinds:
         assert sum(line.startswith(kind) for line in lines) <= 10, kind  # 15 to 60 of each kind were sent
     assert all(len(line) < 250 for line in lines)
