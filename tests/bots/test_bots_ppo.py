@@ -102,3 +102,14 @@ def test_beats_three_value_bots_on_duplicate_deals() -> None:
     results = run_tournament(["ppo", "value", "value", "value"], games=80, seed=11)
     share = sum(r.shares[r.bots.index("ppo")] for r in results) / len(results)
     assert share > 0.3
+
+
+def test_without_numpy_it_is_left_out_and_refused_clearly() -> None:
+    script = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from forsale import Ruleset\nfrom forsale.bots import agent_names, make_agent\n"
+        "print('ppo' in agent_names(Ruleset.preset('official', 4)))\n"
+        "try:\n    make_agent('ppo')\nexcept ValueError as error:\n    print(error)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.splitlines() == ["False", "the ppo bot needs numpy: pip install 'forsale[rl]'"]

@@ -38,7 +38,7 @@ class Network:
     def __init__(self, arrays: dict[str, Any], source: str) -> None:
         import numpy as np
 
-        layers = []
+        layers: list[tuple[Any, Any]] = []
         while f"w{len(layers)}" in arrays:
             i = len(layers)
             layers.append((np.asarray(arrays[f"w{i}"], np.float32), np.asarray(arrays[f"b{i}"], np.float32)))
@@ -71,7 +71,7 @@ def load(path: str | None = None) -> Network:
     """The network in ``path`` (default: the shipped 4-player policy), read once per process."""
     try:
         import numpy as np
-    except ImportError:  # pragma: no cover - the rl extra brings numpy
+    except ImportError:
         raise ValueError("the ppo bot needs numpy: pip install 'forsale[rl]'") from None
     if path is None:
         with resources.files("forsale.bots").joinpath("data", SHIPPED).open("rb") as f, np.load(f) as data:
