@@ -59,12 +59,13 @@ IMPORT_NAMES = {
 def _extras() -> dict[str, set[str]]:
     """``extra -> the import names of its packages``, read from pyproject.toml.
 
-    Left out: ``all`` (every other one) and the tools for developers (``docs``, ``test``), which no command imports.
+    Left out: ``all`` (every other one) and the tools for developers (``docs``, ``test``, ``train``: the PPO
+    recipe under ``examples/``), which no command imports.
     """
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     extras = {}
     for extra, requirements in declared.items():
-        if extra in ("all", "docs", "test"):
+        if extra in ("all", "docs", "test", "train"):
             continue
         names = {re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in requirements}  # type: ignore[union-attr]
         extras[extra] = {IMPORT_NAMES[name] for name in names}
