@@ -5,6 +5,9 @@ database and bots that act at once (``--bot-delay 0``), so whole games take
 seconds. Every page a test opens records its console errors and uncaught
 exceptions; a test fails if there were any. Screenshots go to
 ``test-artifacts/web/`` (gitignored) for people to look at.
+
+Waits are on conditions, with generous timeouts (60 s): CI runs the suite on
+a loaded 2-core machine, and a wait on a condition returns as soon as it holds.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -29,6 +32,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+# Every wait of a page (and of ``expect``) is on a condition: a long limit costs nothing when
+# things are fast, and a short one fails a test on a machine busy with other work.
+TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
@@ -83,7 +90,7 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
             context.add_init_script(f"localStorage.setItem('forsale.theme', {theme!r})")
         contexts.append(context)
         page = context.new_page()
-        page.set_default_timeout(15000)
+        page.set_default_timeout(TIMEOUT_MS)
 
         def on_console(message: ConsoleMessage) -> None:
             if message.type == "error" and not (expect and re.search(expect, message.text)):
@@ -97,6 +104,24 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
     for context in contexts:
         context.close()
     assert not problems, "\n".join(problems)
+
+
+# Whether the last sale's reveal is drawn and every animation on its cards (the flips, the
+# cheques sliding in) has finished: a picture or a measurement taken earlier catches them mid-way.
+_REVEAL_SETTLED = """() => {
+  const cards = [...document.querySelectorAll('.felt .reveal .card')];
+  return cards.length > 0 && cards.every(c => c.getAnimations().every(a => a.playState === 'finished'));
+}"""
+
+
+@pytest.fixture
+def reveal_settled() -> Callable[[Page], None]:
+    """``reveal_settled(page)`` waits until the page's reveal of the last sale has stopped moving."""
+
+    def wait(page: Page) -> None:
+        page.wait_for_function(_REVEAL_SETTLED)
+
+    return wait
 
 
 @pytest.fixture
@@ -132,8 +157,12 @@ class Player:
         self.page = page
         self.turns = 0
 
-    def wait_turn(self, timeout: float = 20000) -> str:
-        return str(self.page.wait_for_function(_MY_TURN, timeout=timeout).json_value())
+    def wait_turn(self) -> str:
+        return str(self.page.wait_for_function(_MY_TURN).json_value())
+
+    def turn(self) -> str | bool:
+        """What the page offers the seat now (see ``_MY_TURN``), without waiting or acting."""
+        return self.page.evaluate(_MY_TURN)
 
     def moves(self) -> int:
         return int(self.page.get_attribute(".game", "data-moves") or 0)
@@ -146,7 +175,7 @@ class Player:
 
     def try_turn(self) -> str | bool:
         """Take this seat's turn if it has one now; returns the phase, "over", or False."""
-        phase = self.page.evaluate(_MY_TURN)
+        phase = self.turn()
         if phase:
             self.act(phase)
         return phase

@@ -14,14 +14,11 @@ _REVEAL = """() => [...document.querySelectorAll('.felt .reveal .card')].map(c =
 # How far the page reaches past the right edge of the screen (0 when it fits).
 _SPILL = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
 
-_REVEAL_SETTLED = """() => {
-  const cards = [...document.querySelectorAll('.felt .reveal .card')];
-  return cards.length > 0 && cards.every(c => c.getAnimations().every(a => a.playState === 'finished'));
-}"""
-
 
 @pytest.mark.parametrize("players", [4, 6])
-def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(new_page, player, shoot, players):
+def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(
+    new_page, player, shoot, reveal_settled, players
+):
     page = new_page()
     page.goto("/")
     page.fill("#solo-name", "Ann")
@@ -32,7 +29,7 @@ def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(new_page,
     table_id = page.evaluate("() => location.hash.split('/')[2]")
     player(page).play_to_end()
     page.wait_for_selector("#end")
-    page.wait_for_function(_REVEAL_SETTLED)
+    reveal_settled(page)
     shoot(page, f"game-over-{players}")
 
     # The header says where we are and that we are connected, and nothing else: no "null".

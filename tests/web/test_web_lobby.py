@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from forsale import Ruleset
 from forsale.errors import RulesError
@@ -35,16 +36,16 @@ def test_a_refused_combination_shows_the_engines_reason_inline_then_a_good_one_p
         if page.input_value("#solo-rules") == "custom":
             break
         page.keyboard.press("ArrowDown")
-    assert custom.is_visible()
+    expect(custom).to_be_visible()
     coins = custom.get_by_label("Starting coins")
     removed = custom.get_by_label("Cards removed")
     refund = custom.get_by_label("A pass gets back")
+    # The defaults come from /api/rulesets, which may answer after the knobs are shown: wait for them,
+    # and touch no knob before (a person's own value is never overwritten, so it would stay empty).
     default = Ruleset.default(4)
-    assert (coins.input_value(), removed.input_value(), refund.input_value()) == (
-        str(default.starting_coins),
-        str(default.removed),
-        default.refund,
-    )
+    expect(coins).to_have_value(str(default.starting_coins))
+    expect(removed).to_have_value(str(default.removed))
+    expect(refund).to_have_value(default.refund)
 
     # 29 houses cannot be dealt to 4 players: typed and sent with Enter, refused by the engine.
     coins.fill("25")
@@ -52,20 +53,19 @@ def test_a_refused_combination_shows_the_engines_reason_inline_then_a_good_one_p
     removed.press("Enter")
     error = page.locator("#solo-rules-error")
     expected = engine_refusal(4, 25, 1, "down")
-    page.wait_for_function("() => document.querySelector('#solo-rules-error').textContent !== ''")
-    assert error.inner_text() == expected
+    expect(error).to_have_text(expected)
     assert error.get_attribute("role") == "alert"
     for field in (coins, removed, refund):
         assert "solo-rules-error" in (field.get_attribute("aria-describedby") or "").split()
         assert field.get_attribute("aria-invalid") == "true"
     assert page.evaluate("() => document.activeElement.id") == "solo-removed"  # back at the knob to fix
-    assert page.locator("#solo .error-box:not(#solo-rules-error)").inner_text() == ""
+    expect(page.locator("#solo .error-box:not(#solo-rules-error)")).to_have_text("")
     assert "#/table/" not in page.url
     shoot(page, "lobby-custom-rules-refused")
 
     # Fixing the knob clears the message; 6 removed deal 6 rounds of 4, with refunds rounded up.
     removed.fill("6")
-    assert error.inner_text() == ""
+    expect(error).to_have_text("")
     assert removed.get_attribute("aria-invalid") is None
     refund.select_option("up")
     removed.press("Enter")
@@ -74,7 +74,7 @@ def test_a_refused_combination_shows_the_engines_reason_inline_then_a_good_one_p
     table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
     assert table["rules"] == {"starting_coins": 25, "removed": 6, "refund": "up"}
     # The page plays by them: 25 coins each, six rounds.
-    assert page.locator(".me-area .purse .amount").inner_text() == "$25,000"
+    expect(page.locator(".me-area .purse .amount")).to_have_text("$25,000")
     page.wait_for_selector("#info:has-text('auction 1/6')")
 
 
@@ -87,11 +87,12 @@ def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
     assert options == ["two-player", "custom"]
     page.select_option("#friends-rules", "custom")
     two = Ruleset.default(2)
-    assert page.input_value("#friends-removed") == str(two.removed)
+    removed = page.locator("#friends-removed")
+    expect(removed).to_have_value(str(two.removed))  # once /api/rulesets has answered
     # Untouched knobs follow a new player count ...
     page.select_option("#friends-players", "5")
     assert page.input_value("#friends-rules") == "custom"
-    assert page.input_value("#friends-removed") == str(Ruleset.default(5).removed)
+    expect(removed).to_have_value(str(Ruleset.default(5).removed))
     # ... and a person's own choice stays put.
     page.fill("#friends-coins", "30")
     page.select_option("#friends-players", "3")
@@ -101,7 +102,7 @@ def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
     page.select_option("#friends-seat-2", "random")
     page.click("#create-table")
     page.wait_for_selector("#go-to-table")
-    assert page.locator("#friends-rules-error").inner_text() == ""
+    expect(page.locator("#friends-rules-error")).to_have_text("")
     table_id = (page.get_attribute("#go-to-table", "href") or "").split("/")[-1]
     table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
     assert table["rules"] == {"starting_coins": 30, "removed": 3, "refund": "down"}

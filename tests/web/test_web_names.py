@@ -63,5 +63,7 @@ def test_six_long_names_are_shown_whole_with_the_full_name_on_hover(new_page, we
     # The seat's accessible name carries the whole name too.
     assert page.get_attribute(".seat[data-seat='3']", "aria-label") == f"seat 4: {NAMES[3]}"
     # The names fit the seats: a seat is no wider than its share of the row (nothing pushed out of view).
-    overflow = page.evaluate("() => { const s = document.querySelector('.seats'); return s.scrollWidth - s.clientWidth; }")
+    overflow = page.evaluate(
+        "() => { const s = document.querySelector('.seats'); return s.scrollWidth - s.clientWidth; }"
+    )
     assert overflow <= 0

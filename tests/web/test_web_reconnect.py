@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 
 def test_page_reconnects_after_the_server_is_killed_and_restarted(new_page, player, server_factory, shoot):
     server = server_factory().start()
@@ -20,11 +22,11 @@ def test_page_reconnects_after_the_server_is_killed_and_restarted(new_page, play
 
     server.kill9()
     page.wait_for_selector("#conn.bad")  # the page says it is reconnecting
-    assert page.locator("#conn").inner_text() == "reconnecting…"
+    expect(page.locator("#conn")).to_have_text("reconnecting…")
     shoot(page, "reconnecting")
 
     server_factory(server.port).start()  # the same database and port
-    page.wait_for_selector("#conn[data-status=open]", timeout=30000)
+    page.wait_for_selector("#conn[data-status=open]")  # the page's generous default: it retries with backoff
     assert me.moves() == moves
     assert (
         page.evaluate("() => [...document.querySelectorAll('.me-area .hand .card')].map(c => +c.dataset.house)") == hand
