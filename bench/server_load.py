@@ -8,7 +8,9 @@ WebSocket clients and plays a whole game with a fast heuristic bot on the
 client side (no server-side bots), then starts the next game, until the
 measurement window closes.
 
-Tables start at random times over ``--stagger`` seconds, so that, as on a
+The clock starts once every client process says it is ready (spawning
+them on a loaded machine can take many seconds). Then tables start at random
+times over ``--stagger`` seconds, so that, as on a
 real server, they are in different phases of their games; then the window
 of ``--duration`` seconds opens, during which all N tables are playing. The
 figures count only actions acknowledged inside the window: actions per
@@ -37,6 +39,7 @@ import gc
 import glob
 import json
 import multiprocessing
+import multiprocessing.connection
 import os
 import random
 import resource
@@ -47,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -239,8 +243,17 @@ class Run:
         }
 
 
-def client_process(args: tuple[str, str, float, tuple[float, float], list[float], int]) -> dict[str, Any]:
+# How long the client processes may take to start (a spawned interpreter importing aiohttp and
+# uvloop): generous, for a loaded machine; the measured window is timed from their readiness.
+CLIENTS_READY_S = 300.0
+
+
+def client_process(conn: multiprocessing.connection.Connection, http_base: str, ws_base: str, think: float) -> None:
     """One process of clients, as light as it can be made so that the server gets the CPU.
+
+    It says "ready" on ``conn`` once started, then receives its window, its
+    slots' start times and its seed, plays, and sends back what it measured
+    (or ``{"error": traceback}``).
 
     The load generator shares the machine's two cores with the server, so its
     own costs show up in the latencies it measures: it uses aiohttp (whose
@@ -252,9 +265,49 @@ def client_process(args: tuple[str, str, float, tuple[float, float], list[float]
     run of a few minutes can afford: its peak RSS is reported (about 130 MB
     for 500 tables over the default two minutes).
     """
-    http_base, ws_base, think, window, starts, seed = args
     gc.disable()
-    return uvloop.run(Run(http_base, ws_base, think, window).main(starts, seed))
+    conn.send("ready")
+    window, starts, seed = conn.recv()
+    try:
+        result = uvloop.run(Run(http_base, ws_base, think, window).main(starts, seed))
+    except Exception:
+        result = {"error": traceback.format_exc()}
+    conn.send(result)
+    conn.close()
+
+
+def start_clients(procs: int, http_base: str, ws_base: str, think: float) -> list[Any]:
+    """Spawn the client processes and wait until every one is ready; returns a pipe to each."""
+    context = multiprocessing.get_context("spawn")
+    pipes = []
+    for _ in range(procs):
+        mine, theirs = context.Pipe()
+        context.Process(target=client_process, args=(theirs, http_base, ws_base, think), daemon=True).start()
+        theirs.close()
+        pipes.append(mine)
+    deadline = time.monotonic() + CLIENTS_READY_S
+    for pipe in pipes:
+        try:
+            if not pipe.poll(max(0.0, deadline - time.monotonic())):
+                raise SystemExit(f"the client processes were not ready within {CLIENTS_READY_S:.0f} s")
+            assert pipe.recv() == "ready"
+        except EOFError:
+            raise SystemExit("a client process exited before it was ready (its error is above)") from None
+    return pipes
+
+
+def client_results(pipes: list[Any]) -> list[dict[str, Any]]:
+    """What each client process measured (they send it once their games have closed)."""
+    results = []
+    for pipe in pipes:
+        try:
+            result = pipe.recv()
+        except EOFError:
+            raise SystemExit("a client process died during the run (its error is above)") from None
+        if "error" in result:
+            raise SystemExit(f"a client process failed:\n{result['error']}")
+        results.append(result)
+    return results
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -292,23 +345,23 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         else:
             raise SystemExit(f"the server did not start: {server.stderr.read().decode() if server.stderr else ''}")
         stagger = args.stagger if args.stagger is not None else max(5.0, 60.0 * think)
-        t0 = time.time() + 3.0  # time for the client processes to start
+        pipes = start_clients(procs, http_base, ws_base, think)
+        t0 = time.time()  # every client is ready: the stagger, then the window, are timed from now
         window = (t0 + stagger, t0 + stagger + args.duration)
         rng = random.Random(args.seed)
         starts = [t0 + rng.uniform(0, stagger) for _ in range(tables)]
-        jobs = [(http_base, ws_base, think, window, starts[i::procs], args.seed + i) for i in range(procs)]
-        with multiprocessing.get_context("spawn").Pool(procs) as pool:
-            pending = pool.map_async(client_process, jobs)
-            with progress(window[1] - time.time()) as tick:
-                while time.time() < window[0]:
-                    time.sleep(0.5)
-                    tick()
-                server_cpu0 = cpu_seconds(server.pid)
-                while time.time() < window[1]:
-                    time.sleep(min(0.5, max(0.0, window[1] - time.time())))
-                    tick()
-                server_cpu = cpu_seconds(server.pid) - server_cpu0
-            results = pending.get()
+        for i, pipe in enumerate(pipes):
+            pipe.send((window, starts[i::procs], args.seed + i))
+        with progress(window[1] - time.time()) as tick:
+            while time.time() < window[0]:
+                time.sleep(min(0.5, max(0.0, window[0] - time.time())))
+                tick()
+            server_cpu0 = cpu_seconds(server.pid)
+            while time.time() < window[1]:
+                time.sleep(min(0.5, max(0.0, window[1] - time.time())))
+                tick()
+            server_cpu = cpu_seconds(server.pid) - server_cpu0
+        results = client_results(pipes)
         acks = [a for r in results for a in r["acks"]]
         inside = sorted(latency for at, latency in acks if window[0] <= at < window[1])
         if not inside:
