@@ -150,3 +150,30 @@ def test_games_survive_a_restart_of_the_app_on_the_same_database(db_url: str) ->
         assert solo["table"]["id"] not in listed  # solo tables are private
         assert client.get(f"/api/tables/{solo['table']['id']}").json()["table"]["status"] == "playing"
         assert client.get("/api/health").json()["database"] in ("sqlite", "postgresql")
+
+
+def test_a_game_stored_before_the_deal_codec_keeps_its_removed_cards(db_url: str) -> None:
+    """Rows written before ``Deal.to_json`` held the removed cards as ``removed_houses``/``removed_cheques``.
+
+    A database carried over from then must still give records with the removed cards.
+    """
+    game = a_game("old")
+    deck = [0, 0] + [v for v in range(2, 16) for _ in range(2)]
+    houses, cheques = list(range(1, 25)), deck[:24]
+    game.deal = {
+        "houses": houses,
+        "cheques": cheques,
+        "first": 0,
+        "removed_houses": [25, 26, 27, 28, 29, 30],
+        "removed_cheques": deck[24:],
+    }
+    storage = Storage(db_url)
+    try:
+        storage.call(Storage.op_create_game(game))
+    finally:
+        storage.close()
+    with TestClient(create_app(db_url)) as client:
+        play_to_the_end(client, "old", [f"t{i}" for i in range(3)], random.Random(1))
+        record = client.get("/api/tables/old/record").json()
+    assert record["removed"] == {"houses": [25, 26, 27, 28, 29, 30], "cheques": [13, 13, 14, 14, 15, 15]}
+    assert record["deal"] == {"houses": houses, "cheques": cheques, "first": 0}

@@ -216,7 +216,10 @@ class LiveTable:
         self.status = stored.status
         rules = Ruleset.parse(stored.config["rules"], stored.players)
         d = stored.deal
-        self.state = State(rules, Deal.from_json(d, rules, d.get("removed")))
+        removed = d.get("removed")
+        if removed is None and "removed_houses" in d:  # a row written before Deal.to_json held the removed cards flat
+            removed = {"houses": d["removed_houses"], "cheques": d["removed_cheques"]}
+        self.state = State(rules, Deal.from_json(d, rules, removed))
         for e in stored.events:
             self.state.push(e["seat"], action_from_json(e["action"]))
         self.seq = len(stored.events)
