@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -233,9 +232,9 @@ def test_the_move_clock_passes_for_a_slow_seat(make_client: Callable[..., TestCl
         assert welcome["clock"]["time_limit"] == 1
         deadline = welcome["clock"]["deadlines"][str(first)]
         assert 0 < deadline - welcome["clock"]["now"] <= 1000
-        started = time.monotonic()
         state = recv(ws, "state")
-        assert time.monotonic() - started >= 0.5
+        # The server's own clock, not the test's: a test that reads the welcome late must not fail.
+        assert state["clock"]["now"] - welcome["clock"]["now"] >= 500
         assert state["event"] == {"seq": 1, "seat": first, "source": "clock", "kind": "pass"}
 
 
