@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import subprocess
@@ -724,13 +725,42 @@ def expected_event(states: list[State], seq: int, seat: int, action: dict[str, A
 
 def run_example(base: str, draw: Callable[[Any], Any], tables: int = 2, steps_between: int = 3) -> Fuzzer:
     """One example against the server at ``base`` (``http://host:port``); returns the fuzzer with its findings."""
-    # Every later draw depends on what the server answered (whose turn, how many legal moves), so two examples
-    # with the same first choices could diverge, which Hypothesis reports as a flaky strategy: a salt drawn first
-    # keeps the examples' choice sequences apart.
-    draw(st.integers(0, 2**62))
     fuzzer = Fuzzer(base, "ws" + base[len("http") :], draw)
     asyncio.run(fuzzer.run(tables, steps_between))
     return fuzzer
+
+
+def hypothesis_example(seed: int, body: Callable[[Callable[[Any], Any]], None]) -> bool:
+    """Run ``body(draw)`` once on a random example Hypothesis generates from ``seed``; False if it drew none.
+
+    An example's draws depend on what the server answered (whose turn it is,
+    how many legal moves there are, how long the game lasts), so the same
+    choices never replay the same way. Hypothesis assumes they do: when a
+    new example shares a prefix of choices with an earlier one and then
+    draws differently, it stops with ``FlakyStrategyDefinition``. So each
+    call runs exactly one real example: Hypothesis's first example is always
+    the simplest one (every choice minimal), which is skipped at its first
+    draw; its second is random, and the last. Nothing is replayed or shrunk;
+    the caller collects the findings.
+    """
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    ran = False
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=2, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.data())
+    def example(data: Any) -> None:
+        nonlocal ran
+        if data.draw(st.integers(0, 2**62)) == 0:  # the simplest example: every later choice would be minimal too
+            return
+        ran = True
+        body(data.draw)
+
+    example()
+    return ran
 
 
 # -- the long run ---------------------------------------------------------------------------
@@ -797,14 +827,11 @@ def database(db: str, workdir: Path) -> Iterator[str]:
 
 
 def main() -> None:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=5.0, help="how long to fuzz (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="Hypothesis seed of the first example (default 0)")
-    parser.add_argument("--tables", type=int, default=3, help="honest tables per example (default 3)")
-    parser.add_argument("--probes", type=int, default=4, help="at most this many probes between honest moves")
+    parser.add_argument("--tables", type=int, default=2, help="honest tables per example (default 2)")
+    parser.add_argument("--probes", type=int, default=2, help="at most this many probes between honest moves (2)")
     parser.add_argument("--db", default="sqlite", help="sqlite, postgresql, or a database URL")
     args = parser.parse_args()
     if args.minutes <= 0 or args.tables < 1 or args.probes < 0:
@@ -812,32 +839,29 @@ def main() -> None:
     findings: Counter[str] = Counter()
     examples: dict[str, str] = {}
     probes: Counter[str] = Counter()
-    moves = 0
+    moves = run = 0
     with tempfile.TemporaryDirectory(prefix="forsale-fuzz-") as tmp, database(args.db, Path(tmp)) as url:
         server = Server(url, Path(tmp)).start()
         try:
             end = time.monotonic() + 60 * args.minutes
-            run = 0
-            while time.monotonic() < end:
 
-                @hypothesis_seed(args.seed + run)
-                @settings(max_examples=1, deadline=None, database=None, phases=[Phase.generate],
-                          suppress_health_check=list(HealthCheck))  # fmt: skip
-                @given(st.data())
-                def example(data: Any) -> None:
+            for attempt in itertools.count():
+                if time.monotonic() >= end or (server.proc is not None and server.proc.poll() is not None):
+                    break
+
+                def body(draw: Callable[[Any], Any]) -> None:
                     nonlocal moves
-                    fuzzer = run_example(server.base, data.draw, args.tables, args.probes)
+                    fuzzer = run_example(server.base, draw, args.tables, args.probes)
                     moves += fuzzer.honest_moves
                     probes.update(fuzzer.probes)
                     for kind, details in fuzzer.findings:
                         findings[kind] += 1
                         examples.setdefault(kind, details)
 
-                example()
-                run += 1
-                if server.proc is not None and server.proc.poll() is not None:
-                    findings["server died"] += 1
-                    break
+                run += hypothesis_example(args.seed + attempt, body)
+                print(f"fuzz: {run} examples, {moves} honest moves, {sum(findings.values())} findings", file=sys.stderr)
+            if server.proc is not None and server.proc.poll() is not None:
+                findings["server died"] += 1
             tracebacks = server.tracebacks()
         finally:
             server.stop()
