@@ -116,11 +116,11 @@ def plot(rows: list[dict[str, float]], path: Path, title: str, players: int) -> 
 
     steps = [r["steps"] / 1e6 for r in rows]
     fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-    ax.plot(steps, [r["win_share"] for r in rows], label="learner's win share (last games)")
+    ax.plot(steps, [r["win_share"] for r in rows], label="win share over its last 4,000 training games")
     ax.axhline(1 / players, color="grey", ls="--", lw=1, label=f"fair share (1/{players})")
     ax.set_xlabel("learner steps (millions)")
     ax.set_ylabel("win share")
-    ax.set_title(title)
+    ax.set_title(f"{title}: {rows[-1]['games']:,.0f} games, {rows[-1]['seconds'] / 60:.0f} min")
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
