@@ -19,7 +19,8 @@ from starlette.testclient import TestClient
 
 from forsale.actions import PASS
 from forsale.server import create_app
-from forsale.server.tables import Conn, Refused
+from forsale.server.connections import Conn
+from forsale.server.refused import Refused
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -15,9 +15,9 @@ from sqlalchemy import select
 from starlette.testclient import TestClient
 
 from forsale import from_record
+from forsale.actions import action_from_json
 from forsale.server import create_app
 from forsale.server.storage import Storage, StoredGame, StoredSeat, events, hash_token, normalize_url
-from forsale.server.tables import action_from_json
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -21,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from forsale import Deal, Ruleset, State
-from forsale.server.tables import action_from_json
+from forsale.actions import action_from_json
 from forsale.view import move_to_json
 
 pytestmark = pytest.mark.timeout(240)

@@ -37,6 +37,7 @@ from ..bots import agent_names, describe_agents
 from . import collector
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
+from .lobby import Lobby, Options
 from .messages import (
     MAX_MESSAGE_BYTES,
     CreateTable,
@@ -46,9 +47,9 @@ from .messages import (
     TokenBody,
     describe_validation,
 )
+from .refused import Refused
 from .sockets import RateLimit, TableSockets
 from .storage import Storage
-from .tables import Lobby, Options, Refused
 
 log = logging.getLogger("forsale.server")
 

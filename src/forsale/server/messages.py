@@ -3,8 +3,8 @@
 Incoming JSON is validated here before anything else looks at it: unknown
 message types, unknown keys, wrong types (``"3"`` or ``3.0`` or ``true`` for a
 bid) are refused with a message that says what was expected. Outgoing
-messages are plain dicts built in :mod:`forsale.server.tables` from the
-engine's per-seat views.
+messages are plain dicts built in :mod:`forsale.server.snapshots` (and
+:mod:`forsale.server.tables`) from the engine's per-seat views.
 """
 
 from __future__ import annotations

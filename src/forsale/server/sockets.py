@@ -26,6 +26,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .badinput import BadInputLog
+from .connections import Conn
+from .lobby import Lobby
 from .messages import (
     MAX_MESSAGE_BYTES,
     Act,
@@ -37,7 +39,8 @@ from .messages import (
     parse_client_message,
     to_action,
 )
-from .tables import Conn, LiveTable, Lobby, Refused
+from .refused import Refused
+from .tables import LiveTable
 
 PREFIX = "/ws/tables/"
 

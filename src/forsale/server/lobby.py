@@ -1,0 +1,208 @@
+"""The lobby: every table the server knows, and how tables are made, listed and brought back.
+
+Live tables stay in memory; finished ones are kept at hand for a while
+(people look at results) and otherwise loaded from the database on demand.
+At start-up :meth:`Lobby.start` rebuilds every unfinished game from its
+event log. :meth:`Lobby.create` checks a new table's rules and seats, deals
+from the OS's secret source and stores the game before it goes live.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ForSaleError
+from ..rules import Ruleset
+from ..state import Deal
+from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, validate_spec
+from .messages import CreateTable, Solo
+from .refused import Refused
+from .seats import new_token
+from .storage import Storage, StoredGame, StoredSeat
+from .tables import LiveTable
+
+log = logging.getLogger("forsale.server")
+
+
+@dataclass
+class Options:
+    """Server-wide settings for tables (see :func:`forsale.server.app.create_app`)."""
+
+    grace: float = 60.0
+    bot_delay: float = 0.0
+    bot_budget: float | None = None
+    fallback_bot: str | None = None
+    max_bot_time: float = DEFAULT_MAX_TIME
+
+
+class Lobby:
+    """Every table this server knows: live ones in memory, finished ones loaded on demand."""
+
+    def __init__(self, storage: Storage, runner: BotRunner, options: Options) -> None:
+        self.storage = storage
+        self.runner = runner
+        self.options = options
+        self.tables: dict[str, LiveTable] = {}
+        self._finished: OrderedDict[str, LiveTable] = OrderedDict()
+
+    def fallback_bot(self) -> str:
+        return self.options.fallback_bot or default_bot()
+
+    async def start(self) -> int:
+        """Resume every unfinished game from the database; returns how many."""
+        stored = await self.storage.run(Storage.op_load_unfinished())
+        for game in stored:
+            try:
+                table = LiveTable(game, self)
+            except Exception:  # a damaged game must not keep the others from resuming
+                log.exception("table %s could not be rebuilt from its event log; it stays offline", game.id)
+                continue
+            self.tables[table.id] = table
+            if table.status == "playing":
+                table.scheduler.schedule()
+        if stored:
+            log.info("resumed %d unfinished tables", len(stored))
+        return len(stored)
+
+    def close(self) -> None:
+        for table in list(self.tables.values()) + list(self._finished.values()):
+            table.close()
+
+    def finished(self, table: LiveTable) -> None:
+        """A game ended: keep it live while people look at it; it is reloaded from the database later."""
+        self._finished[table.id] = table
+        while len(self._finished) > 200:
+            old_id, old = self._finished.popitem(last=False)
+            if not old.connections():
+                self.tables.pop(old_id, None)
+
+    def forget(self, table: LiveTable) -> None:
+        """Drop a finished table nobody watches, unless it is among the recent ones kept at hand."""
+        if table.id not in self._finished:
+            self.tables.pop(table.id, None)
+
+    async def get(self, table_id: str) -> LiveTable | None:
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        if len(table_id) > 32:
+            return None
+        stored = await self.storage.run(Storage.op_load(table_id))
+        if stored is None:
+            return None
+        table = self.tables.get(table_id)  # loaded meanwhile by another request
+        if table is None:
+            table = LiveTable(stored, self)
+            self.tables[table_id] = table
+            if table.status == "over":
+                self.finished(table)
+        return table
+
+    def listing(self) -> list[dict[str, Any]]:
+        return [t.info() for t in self.tables.values() if t.status != "over" and not t.private]
+
+    async def finished_games(self, limit: int) -> list[dict[str, Any]]:
+        rows = await self.storage.run(Storage.op_list_finished(limit))
+        return [
+            {
+                "id": r["id"],
+                "name": r["name"],
+                "players": r["players"],
+                "names": r["names"],
+                "rules": r["config"].get("rules"),
+                "finished_at": r["finished_at"],
+                **(r["result"] or {}),
+                "record": f"/api/tables/{r['id']}/record",
+            }
+            for r in rows
+        ]
+
+    async def create(self, body: CreateTable) -> dict[str, Any]:
+        """Create a table (see ``POST /api/tables``); the creator gets a token to manage it."""
+        n = body.players
+        rules_spec = body.rules.model_dump() if hasattr(body.rules, "model_dump") else body.rules  # type: ignore[union-attr]
+        try:
+            rules = Ruleset.parse(rules_spec, n)
+        except ForSaleError as error:
+            raise Refused("bad_rules", str(error)) from None
+        specs = list(body.seats) if body.seats is not None else [None] * n
+        if len(specs) != n:
+            raise Refused("bad_seats", f"seats lists {len(specs)} entries for a table of {n}")
+        for i, spec in enumerate(specs):
+            if spec is not None and spec != "human":
+                try:
+                    validate_spec(spec, self.options.max_bot_time)
+                except ValueError as error:
+                    raise Refused("bad_bot", f"seat {i}: {error}") from None
+        humans = [i for i, spec in enumerate(specs) if spec in (None, "human")]
+        if body.join and not humans:
+            raise Refused("bad_seats", "join asks for a seat, but every seat is a bot")
+        creator_token, creator_hash = new_token()
+        seat_token: str | None = None
+        seats: list[StoredSeat] = []
+        for i, spec in enumerate(specs):
+            if spec not in (None, "human"):
+                seats.append(StoredSeat(i, "bot", f"{spec.split(':')[0]} bot", spec, None))
+            elif body.join and i == humans[0]:
+                seat_token, seat_hash = new_token()
+                seats.append(StoredSeat(i, "human", body.player_name or "You", None, seat_hash))
+            else:
+                seats.append(StoredSeat(i, "open", f"Seat {i + 1}", None, None))
+        deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
+        now = time.time()
+        game = StoredGame(
+            id=secrets.token_urlsafe(6),
+            name=body.name or f"Table of {n}",
+            status="playing" if all(s.kind != "open" for s in seats) else "waiting",
+            players=n,
+            config={
+                "rules": rules.to_json(),
+                "time_limit": body.time_limit,
+                "memory_aid": body.memory_aid,
+                "private": body.private,
+            },
+            deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
+            creator_hash=creator_hash,
+            created_at=now,
+            finished_at=None,
+            result=None,
+            seats=seats,
+        )
+        await self.storage.run(Storage.op_create_game(game))
+        table = LiveTable(game, self)
+        self.tables[table.id] = table
+        if table.status == "playing":
+            table.scheduler.schedule()
+        out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
+        if seat_token is not None:
+            out.update(seat=humans[0], token=seat_token)
+        return out
+
+    async def solo(self, body: Solo) -> dict[str, Any]:
+        """One person at seat 0, bots everywhere else, the game under way at once."""
+        n = body.players
+        if body.bots is not None:
+            if len(body.bots) != n - 1:
+                raise Refused("bad_seats", f"bots lists {len(body.bots)} bots; a table of {n} needs {n - 1}")
+            bots: list[str | None] = list(body.bots)
+        else:
+            bots = [body.bot or default_bot()] * (n - 1)
+        return await self.create(
+            CreateTable(
+                name="Solo game",
+                players=n,
+                rules=body.rules,
+                seats=[None, *bots],
+                time_limit=body.time_limit,
+                memory_aid=body.memory_aid,
+                private=True,
+                join=True,
+                player_name=body.player_name,
+            )
+        )

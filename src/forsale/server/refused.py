@@ -1,0 +1,19 @@
+"""The one exception the server raises for a request it turns down.
+
+Both front doors use it: the REST routes answer it as an HTTP error
+(:mod:`forsale.server.app`) and the WebSocket loop as an ``error`` message to
+the sender only (:mod:`forsale.server.sockets`). The tables, seats, clocks and
+lobby raise it without knowing which door the request came through, so it
+lives apart from all of them.
+"""
+
+from __future__ import annotations
+
+
+class Refused(Exception):
+    """A request the server turns down; ``code`` is machine-readable, the message is for people."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status

@@ -1,0 +1,182 @@
+"""When the server acts for a seat: move clocks, the grace period of an absent person, and bot turns.
+
+Nothing here changes a game by itself: a clock that runs out, an absence
+longer than the grace period and a bot's decision all end in
+:meth:`LiveTable.act <forsale.server.tables.LiveTable.act>`, the same path a
+person's action takes. :class:`Scheduler` only decides when, and what the
+clock plays (:func:`safe_action`). It is re-armed after every change to its
+table (an action, a seat taken or left, a connection made or lost).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..actions import PASS, Action
+from ..view import View
+from .botrunner import BotFailed, BotOverran
+from .refused import Refused
+
+if TYPE_CHECKING:
+    from .tables import LiveTable
+
+log = logging.getLogger("forsale.server")
+
+
+def safe_action(v: View) -> Action:
+    """What the clock plays for an absent seat: pass in an auction, the lowest house in a sale."""
+    legal = v.legal_actions()
+    if v.phase == "auction":
+        return PASS
+    return min(legal, key=lambda a: a.house)  # type: ignore[union-attr]
+
+
+class Scheduler:
+    """One table's deadlines, its timer and its bots' pending decisions."""
+
+    def __init__(self, table: LiveTable) -> None:
+        self.table = table
+        self.deadlines: dict[int, float] = {}
+        self._turn_key: tuple[Any, ...] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._thinking: set[int] = set()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def to_act(self) -> tuple[int, ...]:
+        table = self.table
+        return table.state.seats_to_act() if table.status == "playing" else ()
+
+    def _effective_deadlines(self) -> dict[int, float]:
+        """Seat -> monotonic time at which the server acts for it (move clock or absence)."""
+        grace = self.table.options.grace
+        out: dict[int, float] = {}
+        for s in self.to_act():
+            seat = self.table.seats[s]
+            if seat.kind != "human":
+                continue
+            when = self.deadlines.get(s)
+            if seat.away_since is not None:
+                away = seat.away_since + grace
+                when = away if when is None else min(when, away)
+            if when is not None:
+                out[s] = when
+        return out
+
+    def clock(self) -> dict[str, Any]:
+        """Each seat's deadline (epoch milliseconds), when a clock or an absence will act for it."""
+        now_wall, now_mono = time.time(), time.monotonic()
+        out: dict[str, int] = {}
+        for s, when in self._effective_deadlines().items():
+            out[str(s)] = int((now_wall + (when - now_mono)) * 1000)
+        return {
+            "time_limit": self.table.time_limit,
+            "grace": self.table.options.grace,
+            "deadlines": out,
+            "now": int(now_wall * 1000),
+        }
+
+    def schedule(self) -> None:
+        """After any change: reset move clocks for a new turn, arm the timer, wake the bots."""
+        table = self.table
+        if table.closed or table.status != "playing":
+            return
+        state = table.state
+        to_act = self.to_act()
+        key = ("auction", len(state.moves)) if state.phase == "auction" else ("sale", state.round)
+        now = time.monotonic()
+        if key != self._turn_key:
+            self._turn_key = key
+            limit = table.time_limit
+            self.deadlines = {s: now + limit for s in to_act} if limit else {}
+        else:
+            self.deadlines = {s: t for s, t in self.deadlines.items() if s in to_act}
+        self.cancel_timer()
+        due = self._effective_deadlines()
+        if due:
+            delay = max(0.0, min(due.values()) - now)
+            self._timer = asyncio.get_running_loop().call_later(delay, self._spawn, self._on_clock)
+        for s in to_act:
+            if table.seats[s].kind == "bot" and s not in self._thinking:
+                self._thinking.add(s)
+                self._spawn(functools.partial(self._bot_move, s))
+
+    def _spawn(self, factory: Callable[[], Any]) -> None:
+        task = asyncio.get_running_loop().create_task(factory())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def close(self) -> None:
+        """Stop the timer and every pending clock or bot task (the table is closing)."""
+        self.cancel_timer()
+        for task in list(self._tasks):
+            task.cancel()
+
+    async def _on_clock(self) -> None:
+        """Play the safe action for every seat whose clock (or absence) has run out."""
+        table = self.table
+        now = time.monotonic()
+        for s, when in sorted(self._effective_deadlines().items()):
+            if when <= now + 0.001:
+                seat = table.seats[s]
+                source = (
+                    "away" if seat.away_since is not None and seat.away_since + table.options.grace <= now else "clock"
+                )
+                with contextlib.suppress(Refused):
+                    await table.act(s, safe_action(table.snapshots.view_of(s)), source)
+        self.schedule()
+
+    async def _bot_move(self, s: int) -> None:
+        table = self.table
+        try:
+            if table.options.bot_delay:
+                await asyncio.sleep(table.options.bot_delay)
+            seat = table.seats[s]
+            if table.closed or s not in self.to_act() or seat.bot is None:
+                return
+            v = table.snapshots.view_of(s)
+            source = "bot"
+            try:
+                action = await table.lobby.runner.act(
+                    seat.bot, v, secrets.randbits(64), table.options.bot_budget, table.id
+                )
+            except BotOverran as overran:  # the clock's move, as for a person who ran out of time
+                log.warning("bot %s at table %s seat %d %s; playing the safe action", seat.bot, table.id, s, overran)
+                action, source = safe_action(v), "clock"
+            except BotFailed as failed:
+                log.error(
+                    "bot %s at table %s seat %d failed; playing the safe action: %s", seat.bot, table.id, s, failed
+                )
+                action = safe_action(v)
+            except Exception:
+                log.exception("bot %s at table %s seat %d failed; playing the safe action", seat.bot, table.id, s)
+                action = safe_action(v)
+            if table.closed:
+                return
+            try:
+                await table.act(s, action, source)
+            except Refused as refused:
+                if s in self.to_act():
+                    log.warning(
+                        "bot %s at table %s seat %d: %s; playing the safe action", seat.bot, table.id, s, refused
+                    )
+                    await table.act(s, safe_action(table.snapshots.view_of(s)), "bot")
+        except Refused:
+            pass
+        except Exception:
+            log.exception("bot move failed at table %s seat %d", table.id, s)
+        finally:
+            self._thinking.discard(s)
+            if not table.closed and s in self.to_act() and table.seats[s].kind == "bot":
+                self.schedule()

@@ -1,0 +1,70 @@
+"""Seats at a table and the tokens that hold them.
+
+A seat is open, a person's (held by a secret token) or a bot's. The server
+keeps only each token's hash (:func:`~forsale.server.storage.hash_token`), and
+every token it hands out - a seat's or a table creator's - comes from
+:func:`new_token`, so the rule for what a token is and how one is checked
+lives here once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .connections import Conn
+from .storage import StoredSeat, hash_token
+
+TOKEN_BYTES = 24
+"""Seat and creator tokens: 192 random bits from :mod:`secrets` (the issue asks for at least 128)."""
+
+
+def new_token() -> tuple[str, str]:
+    """A fresh secret token and the hash the server keeps of it."""
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    return token, hash_token(token)
+
+
+def token_matches(token_hash: str, token: str) -> bool:
+    """Whether ``token`` is the one ``token_hash`` was made from (in constant time)."""
+    return secrets.compare_digest(token_hash, hash_token(token))
+
+
+@dataclass
+class Seat:
+    index: int
+    kind: str  # open | human | bot
+    name: str
+    bot: str | None = None
+    token_hash: str | None = None
+    conns: set[Conn] = field(default_factory=set)
+    away_since: float | None = None  # monotonic time the last connection dropped
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "seat": self.index,
+            "kind": self.kind,
+            "name": self.name,
+            "bot": self.bot,
+            "connected": self.kind == "bot" or bool(self.conns),
+        }
+
+    def stored(self) -> StoredSeat:
+        return StoredSeat(self.index, self.kind, self.name, self.bot, self.token_hash)
+
+
+def seat_for_token(seats: Iterable[Seat], token: str) -> int | None:
+    """The index of the seat ``token`` holds, if any."""
+    digest = hash_token(token)
+    for seat in seats:
+        if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, digest):
+            return seat.index
+    return None
+
+
+def free_seats_text(seats: Iterable[Seat]) -> str:
+    """The open seats' indices for a message (``"1, 3"``, or ``"none"``)."""
+    free = [str(s.index) for s in seats if s.kind == "open"]
+    return ", ".join(free) if free else "none"
