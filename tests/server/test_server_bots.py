@@ -13,7 +13,6 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -21,15 +20,10 @@ from starlette.testclient import TestClient
 from forsale.server import create_app
 from forsale.server.botrunner import MAX_SAMPLES
 
+from .wire import recv
+
 pytestmark = pytest.mark.timeout(180)
 
-
-def recv(ws: Any, *types: str) -> dict[str, Any]:
-    while True:
-        message = ws.receive_json()
-        if message["type"] in types:
-            return message
-        assert message["type"] == "table", message
 
 
 @pytest.fixture

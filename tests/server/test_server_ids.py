@@ -22,6 +22,8 @@ from forsale.server import create_app
 from forsale.server.connections import Conn
 from forsale.server.refused import Refused
 
+from .wire import recv
+
 pytestmark = pytest.mark.timeout(120)
 
 BAD_IDS: list[Any] = [
@@ -46,13 +48,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'ids.sqlite3'}", rate=1000, burst=1000)) as client:
         yield client
 
-
-def recv(ws: Any, *types: str) -> dict[str, Any]:
-    while True:
-        message = ws.receive_json()
-        if message["type"] in types:
-            return message
-        assert message["type"] == "table", message
 
 
 def humans(client: TestClient, n: int) -> tuple[str, list[str]]:

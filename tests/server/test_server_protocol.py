@@ -18,6 +18,8 @@ from starlette.testclient import TestClient
 from forsale import from_record, new_game, view
 from forsale.server import create_app
 
+from .wire import recv
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -41,14 +43,6 @@ def make_client(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
 
-
-def recv(ws: Any, *types: str) -> dict[str, Any]:
-    """The next message of one of ``types``, skipping ``table`` notices (seat and connection changes)."""
-    while True:
-        message = ws.receive_json()
-        if message["type"] in types:
-            return message
-        assert message["type"] == "table", message
 
 
 def play_seat(ws: Any, seat: int, choose: Callable[[dict[str, Any]], Any]) -> list[dict[str, Any]]:

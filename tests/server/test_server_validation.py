@@ -18,6 +18,8 @@ from starlette.testclient import TestClient
 from forsale.server import create_app
 from forsale.server.messages import MAX_BID
 
+from .wire import recv
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -26,13 +28,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'strict.sqlite3'}", rate=1000, burst=1000)) as client:
         yield client
 
-
-def recv(ws: Any, *types: str) -> dict[str, Any]:
-    while True:
-        message = ws.receive_json()
-        if message["type"] in types:
-            return message
-        assert message["type"] == "table", message
 
 
 def test_actions_are_strictly_typed_and_illegal_bids_are_illegal(client: TestClient) -> None:
