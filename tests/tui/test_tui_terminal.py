@@ -22,8 +22,15 @@ SALE = re.compile(r"Sell which house \(([^)]*)\)\? ")
 SAVED = "is saved in"
 
 
+def english(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with the C locale: these tests read the English messages whatever the machine's locale."""
+    env = {k: v for k, v in env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    return dict(env, LANG="C.UTF-8")
+
+
 def spawn(env: dict[str, str], *args: str) -> pexpect.spawn:
-    env = dict(env, NO_COLOR="1")
+    """``forsale *args`` in a pseudo-terminal, in English."""
+    env = dict(english(env), NO_COLOR="1")
     return pexpect.spawn(
         sys.executable,
         ["-m", "forsale", *args],
@@ -182,7 +189,7 @@ def test_quit_and_help(forsale_env: dict[str, str]) -> None:
 def test_bad_options_are_refused_with_a_sentence(
     args: list[str], message: str, forsale_cmd: list[str], forsale_env: dict[str, str]
 ) -> None:
-    done = subprocess.run(forsale_cmd + ["play", *args], env=forsale_env, capture_output=True, text=True, timeout=30)
+    done = subprocess.run(forsale_cmd + ["play", *args], env=english(forsale_env), capture_output=True, text=True, timeout=30)
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr
@@ -220,10 +227,10 @@ def test_show_refuses_an_illegal_record(tmp_path: Path, forsale_cmd: list[str], 
     record = json.loads(path.read_text())
     record["moves"][0] = {"seat": record["deal"]["first"], "bid": 99}
     path.write_text(json.dumps(record))
-    done = subprocess.run(forsale_cmd + ["show", str(path)], env=forsale_env, capture_output=True, text=True)
+    done = subprocess.run(forsale_cmd + ["show", str(path)], env=english(forsale_env), capture_output=True, text=True)
     assert done.returncode == 1
     assert "illegal record (move 0)" in done.stderr and "holds 18 coins" in done.stderr
     done = subprocess.run(
-        forsale_cmd + ["show", str(tmp_path / "nope.json")], env=forsale_env, capture_output=True, text=True
+        forsale_cmd + ["show", str(tmp_path / "nope.json")], env=english(forsale_env), capture_output=True, text=True
     )
     assert done.returncode == 1 and "cannot read" in done.stderr

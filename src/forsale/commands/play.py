@@ -30,8 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--seed", type=int, help="seed for the deal and the bots (default: a random one, shown)")
     p.add_argument("--seat", type=int, help="your seat, 0-based (default 0)")
-    p.add_argument("--name", default="You", help="your name at the table (default: You)")
+    p.add_argument("--name", help="your name at the table (default: You, in the game's language)")
     p.add_argument("--save", metavar="FILE", help="write the game's forsale-record/1 record to FILE")
+    p.add_argument(
+        "--lang",
+        metavar="CODE",
+        help="language: en, fr, nl, it or de (default: the locale's, from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)",
+    )
     p.set_defaults(run=run)
 
 
@@ -40,7 +45,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..tui import Session, check_options
+    from ..tui.i18n import _, choose
 
+    try:
+        choose(args.lang)
+    except ValueError as error:
+        print(f"forsale play: {error}", file=sys.stderr)
+        return 2
     try:
         options = check_options(args.players, args.bots, args.rules, args.seed, args.seat, args.save, args.name)
     except (ValueError, ForSaleError) as error:
@@ -50,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
     try:
         return Session(options, console).run()
     except KeyboardInterrupt:  # between prompts, e.g. while a bot thinks
-        print("\nGame abandoned (interrupted).", file=sys.stderr)
+        print("\n" + _("Game abandoned (interrupted)."), file=sys.stderr)
         return 130

@@ -19,6 +19,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Render a forsale-record/1 record round by round: bids, passes, sales, final scores.",
     )
     add_record_argument(p)
+    p.add_argument(
+        "--lang",
+        metavar="CODE",
+        help="language: en, fr, nl, it or de (default: the locale's, from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)",
+    )
     p.set_defaults(run=run)
 
 
@@ -27,6 +32,13 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..tui import show_record
+    from ..tui.i18n import choose
+
+    try:
+        choose(args.lang)
+    except ValueError as error:
+        print(f"forsale show: {error}", file=sys.stderr)
+        return 2
 
     try:
         text = read_record_bytes(args.file)

@@ -28,22 +28,27 @@ from ..record import to_record
 from ..rules import Ruleset
 from ..state import State, new_game
 from ..view import View, spectator_view, view
+from .i18n import _
 from .prompt import ConsoleAsk
 from .render import scores_panel, table_panel
-from .text import BadAnswer, LogEntry, bid_choices, does, parse_bid, parse_sale, public_log
+from .text import BadAnswer, LogEntry, bid_choices, by, describe, parse_bid, parse_sale, public_log
 
 EXIT_DONE = 0
 EXIT_EOF = 1
 EXIT_INTERRUPTED = 130
 
-HELP = (
-    "Auction: type a bid as a number of coins (4, 4k and $4,000 all mean 4 coins), or p to pass.\n"
-    "A bid is your total for this round and must beat the high bid. Passing takes the cheapest house\n"
-    "on the table and returns half your bid; the last bidder pays in full for the best house.\n"
-    "Sale: type the number of a house you hold; everyone reveals together, the highest house\n"
-    "takes the highest cheque. Score: cheques plus coins left; ties go to the most coins.\n"
-    "Type q to quit (the game is saved unfinished if --save was given)."
-)
+
+
+def help_text() -> str:
+    """The rules in brief, shown at ``?``: the terminal's "How to play", in the language in use."""
+    return _(
+        "Auction: type a bid as a number of coins (4, 4k and $4,000 all mean 4 coins), or p to pass.\n"
+        "A bid is your total for this round and must beat the high bid. Passing takes the cheapest house\n"
+        "on the table and returns half your bid; the last bidder pays in full for the best house.\n"
+        "Sale: type the number of a house you hold; everyone reveals together, the highest house\n"
+        "takes the highest cheque. Score: cheques plus coins left; ties go to the most coins.\n"
+        "Type q to quit (the game is saved unfinished if --save was given)."
+    )
 
 
 def default_bot() -> str:
@@ -69,9 +74,20 @@ class Options:
 
 
 def check_options(
-    players: int, bots: str | None, rules: str, seed: int | None, seat: int | None, save: str | None, name: str = "You"
+    players: int,
+    bots: str | None,
+    rules: str,
+    seed: int | None,
+    seat: int | None,
+    save: str | None,
+    name: str | None = None,
 ) -> Options:
-    """Turn command-line values into :class:`Options`, or raise ``ValueError`` with a sentence."""
+    """Turn command-line values into :class:`Options`, or raise ``ValueError`` with a sentence.
+
+    Without a ``name`` the human is "You" in the language in use, whom the log addresses directly.
+    """
+    if name is None:
+        name = _("You")
     ruleset = Ruleset.preset(rules, players) if rules else Ruleset.default(players)
     n = ruleset.players
     specs = [s.strip() for s in bots.split(",")] if bots else [default_bot()]
@@ -131,18 +147,21 @@ class Session:
         c.print(
             Text.assemble(
                 ("For Sale", "bold"),
-                f" — {o.rules.describe()}. You are {o.names[o.seat]} (seat {o.seat}); seed {o.seed}. Type ? for help.",
+                " — "
+                + _("{rules}. You are {name} (seat {seat}); seed {seed}. Type ? for help.").format(
+                    rules=describe(o.rules), name=o.names[o.seat], seat=o.seat, seed=o.seed
+                ),
             )
         )
         try:
             while not self.state.is_over:
                 self.step()
         except Quit:
-            return self.abandon("you left the game", EXIT_DONE)
+            return self.abandon(_("you left the game"), EXIT_DONE)
         except EOFError:
-            return self.abandon("end of input", EXIT_EOF)
+            return self.abandon(_("end of input"), EXIT_EOF)
         except KeyboardInterrupt:
-            return self.abandon("interrupted", EXIT_INTERRUPTED)
+            return self.abandon(_("interrupted"), EXIT_INTERRUPTED)
         self.show_log()
         final = self.my_view()
         c.print(table_panel(final, o.names))
@@ -172,14 +191,14 @@ class Session:
         self.show_log()
         v = self.my_view()
         self.console.print(table_panel(v, self.options.names))
-        prompt = f"Your bid ({bid_choices(v)}): "
+        prompt = _("Your bid ({choices}): ").format(choices=bid_choices(v))
         return self._ask(prompt, lambda text: parse_bid(text, v))
 
     def ask_sale(self) -> Action:
         self.show_log()
         v = self.my_view()
         self.console.print(table_panel(v, self.options.names))
-        prompt = f"Sell which house ({', '.join(map(str, v.hand))})? "
+        prompt = _("Sell which house ({houses})? ").format(houses=", ".join(map(str, v.hand)))
         return self._ask(prompt, lambda text: parse_sale(text, v))
 
     def _ask(self, prompt: str, parse: Callable[[str], Action]) -> Action:
@@ -189,7 +208,7 @@ class Session:
             if word in ("q", "quit", "exit"):
                 raise Quit
             if word in ("?", "h", "help"):
-                self.console.print(HELP)
+                self.console.print(help_text())
                 continue
             try:
                 return parse(answer)
@@ -199,8 +218,7 @@ class Session:
     # -- leaving -------------------------------------------------------------
     def abandon(self, why: str, status: int) -> int:
         s = self.state
-        where = f"{s.phase} round {s.round + 1}"
-        self.console.print(f"\nGame abandoned ({why}) in {where}.")
+        self.console.print("\n" + _("Game abandoned ({why}) in {where}.").format(why=why, where=where(s)))
         self.save(finished=False)
         return status
 
@@ -219,10 +237,21 @@ class Session:
         try:
             path.write_text(json.dumps(record, indent=1) + "\n")
         except OSError as error:
-            self.console.print(Text(f"could not save the record to {path}: {error.strerror}", style="bold red"))
+            failed = _("could not save the record to {path}: {why}").format(path=path, why=error.strerror)
+            self.console.print(Text(failed, style="bold red"))
             return
-        what = "record" if finished else "unfinished record"
-        self.console.print(f"The {what} is saved in {path} (check it with: forsale replay {path}).")
+        if finished:
+            saved = _("The record is saved in {path} (check it with: forsale replay {path}).")
+        else:
+            saved = _("The unfinished record is saved in {path} (check it with: forsale replay {path}).")
+        self.console.print(saved.format(path=path))
+
+
+def where(state: State) -> str:
+    """The round a game stopped in: ``auction round 3``, ``sale round 1``."""
+    if state.phase == "auction":
+        return _("auction round {round}").format(round=state.round + 1)
+    return _("sale round {round}").format(round=state.round + 1)
 
 
 def _log_line(entry: LogEntry) -> Any:
@@ -240,10 +269,10 @@ def show_record(state: State, names: Sequence[str], console: Console) -> None:
     table and scores, or where an unfinished record stops.
     """
     final = spectator_view(state)
-    console.print(Text.assemble(("For Sale", "bold"), f" — {state.rules.describe()}"))
-    console.print(
-        f"Players: {', '.join(f'{n} (seat {s})' for s, n in enumerate(names))}; {does(names[state.deal.first], 'opens')}."
-    )
+    console.print(Text.assemble(("For Sale", "bold"), " — " + describe(state.rules)))
+    seated = ", ".join(_("{name} (seat {seat})").format(name=n, seat=s) for s, n in enumerate(names))
+    opener = names[state.deal.first]
+    console.print(by(opener, _("Players: {players}; you open."), _("Players: {players}; {name} opens."), players=seated))
     log = public_log(final, names)
     auctions = [e for e in log if e.phase == "auction"]
     for entry in auctions:
@@ -258,7 +287,7 @@ def show_record(state: State, names: Sequence[str], console: Console) -> None:
     else:
         console.print(table_panel(final, names))
         to_act = ", ".join(names[s] for s in state.seats_to_act())
-        console.print(f"The record stops here: {state.phase} round {state.round + 1}, {to_act} to move.")
+        console.print(_("The record stops here: {where}, {to_act} to move.").format(where=where(state), to_act=to_act))
 
 
 def _after_auctions(state: State) -> State:

@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..view import View
+from .i18n import _, ngettext
 from .text import money, short, standings, verdict
 
 
@@ -36,40 +37,41 @@ def table_panel(v: View, names: Sequence[str]) -> Panel:
     rules = v.rules
     seat = v.seat
     if v.phase == "auction":
-        title = f"Auction round {v.round + 1} of {rules.rounds}"
+        title = _("Auction round {round} of {rounds}").format(round=v.round + 1, rounds=rules.rounds)
         cards = _cards(v.table, cheques=False)
-        label = "Houses for sale"
-        high = f"high bid {money(v.high)}" if v.high else "no bid yet"
-        footer = f"{label}: " if v.table else ""
-        caption = Text(f"{high} · {v.houses_to_come} houses still to come")
+        high = _("high bid {amount}").format(amount=money(v.high)) if v.high else _("no bid yet")
+        footer = _("Houses for sale: ") if v.table else ""
+        to_come = ngettext("{n} house still to come", "{n} houses still to come", v.houses_to_come)
+        caption = Text(f"{high} · {to_come.format(n=v.houses_to_come)}")
     elif v.phase == "sale":
-        title = f"Sale round {v.round + 1} of {rules.rounds}"
+        title = _("Sale round {round} of {rounds}").format(round=v.round + 1, rounds=rules.rounds)
         cards = _cards(v.table, cheques=True)
-        footer = "Cheques on offer: "
-        caption = Text(f"{v.cheques_to_come} cheques still to come")
+        footer = _("Cheques on offer: ")
+        to_come = ngettext("{n} cheque still to come", "{n} cheques still to come", v.cheques_to_come)
+        caption = Text(to_come.format(n=v.cheques_to_come))
     else:
-        title = "Game over"
+        title = _("Game over")
         cards = Text()
         footer = ""
         caption = Text("")
     players = Table(box=None, pad_edge=False, expand=False)
     players.add_column("")
-    players.add_column("player")
-    players.add_column("coins", justify="right")
-    players.add_column({"auction": "bid", "sale": "sale"}.get(v.phase, ""), justify="right")
-    players.add_column("houses")
-    players.add_column("cheques")
+    players.add_column(_("player"))
+    players.add_column(_("coins"), justify="right")
+    players.add_column({"auction": _("bid"), "sale": _("sale")}.get(v.phase, ""), justify="right")
+    players.add_column(_("houses"))
+    players.add_column(_("cheques"))
     for s in range(v.players):
         if v.phase == "auction":
             if not v.active[s]:
-                status = "passed"
+                status = _("passed")
             else:
                 status = money(v.bids[s]) if v.bids[s] else "—"
             marker = "▶" if s == v.turn else ""
         elif v.phase == "sale":
-            status = "chosen" if v.committed[s] else "choosing"
+            status = _("chosen") if v.committed[s] else _("choosing")
             if s == seat and v.my_commit is not None:
-                status = f"sells {v.my_commit}"
+                status = _("sells {house}").format(house=v.my_commit)
             marker = "▶" if not v.committed[s] else ""
         else:
             status = ""
@@ -86,9 +88,9 @@ def table_panel(v: View, names: Sequence[str]) -> Panel:
     if seat is not None and v.phase != "over":
         body.append(
             Text.assemble(
-                "Your hand: ",
-                _cards(v.hand, cheques=False) if v.hand else Text("no houses yet"),
-                f"   your coins: {money(v.coins[seat])}",
+                _("Your hand: "),
+                _cards(v.hand, cheques=False) if v.hand else Text(_("no houses yet")),
+                "   " + _("your coins: {amount}").format(amount=money(v.coins[seat])),
             )
         )
     return Panel(Group(*body), title=title, expand=False)
@@ -98,11 +100,11 @@ def scores_panel(v: View, names: Sequence[str]) -> Panel:
     """Final scores from first to last place, and the sentence that names the winner."""
     board = Table(box=None, pad_edge=False)
     board.add_column("#", justify="right")
-    board.add_column("player")
-    board.add_column("cheques")
-    board.add_column("cheques total", justify="right")
-    board.add_column("coins left", justify="right")
-    board.add_column("score", justify="right", style="bold")
+    board.add_column(_("player"))
+    board.add_column(_("cheques"))
+    board.add_column(_("cheques total"), justify="right")
+    board.add_column(_("coins left"), justify="right")
+    board.add_column(_("score"), justify="right", style="bold")
     for place, (s, score, coins, total) in enumerate(standings(v, names), 1):
         name = Text(names[s], style="bold cyan" if s == v.seat else "")
         board.add_row(
@@ -113,5 +115,5 @@ def scores_panel(v: View, names: Sequence[str]) -> Panel:
             money(coins),
             money(score),
         )
-    rule = Text("Score: cheques plus coins left; equal scores go to the most coins left.", style="dim")
-    return Panel(Group(board, Text(verdict(v, names), style="bold"), rule), title="Final scores", expand=False)
+    rule = Text(_("Score: cheques plus coins left; equal scores go to the most coins left."), style="dim")
+    return Panel(Group(board, Text(verdict(v, names), style="bold"), rule), title=_("Final scores"), expand=False)

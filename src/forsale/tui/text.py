@@ -2,7 +2,8 @@
 
 Nothing here touches rich or a terminal, so every sentence the player reads
 can be tested as a string. Everything is built from a :class:`~forsale.view.View`
-(the public history and tables), never from the game state.
+(the public history and tables), never from the game state. Every sentence is
+a gettext message (:mod:`forsale.tui.i18n`), shown in the language in use.
 
 In the box, coins and cheques are thousands of dollars: a coin is $1,000.
 
@@ -12,22 +13,25 @@ In the box, coins and cheques are thousands of dollars: a coin is $1,000.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import refusals
 from ..actions import PASS, SELLS, Action, Bid, Sell, bid
+from ..rules import Ruleset
 from ..view import View
+from .i18n import MONEY, _, language, money, ngettext
 
-
-def money(thousands: int) -> str:
-    """Coins or a cheque in dollars, the way the cards print them: ``$14,000``."""
-    return f"${thousands * 1000:,}"
+__all__ = [
+    "BadAnswer", "LogEntry", "bid_choices", "by", "describe", "explain", "join_and", "money", "parse_bid",
+    "parse_sale", "public_log", "short", "standings", "verdict", "you",
+]  # fmt: skip
 
 
 def short(thousands: int) -> str:
     """The compact form used in tight columns: ``14k`` (``0`` stays ``0``)."""
-    return f"{thousands}k" if thousands else "0"
+    return _("{amount}k").format(amount=thousands) if thousands else "0"
 
 
 def join_and(items: Sequence[str]) -> str:
@@ -39,7 +43,38 @@ def join_and(items: Sequence[str]) -> str:
     items = list(items)
     if len(items) <= 1:
         return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    return _("{items} and {last}").format(items=", ".join(items[:-1]), last=items[-1])
+
+
+def you(name: str) -> bool:
+    """Whether ``name`` is the default name of the human (``You``, ``Vous``...), whom the log addresses directly."""
+    return name == _("You")
+
+
+def by(name: str, yours: str, theirs: str, **fields: object) -> str:
+    """``yours`` (``You bid``) if ``name`` is the human's default name, else ``theirs`` (``Ann bids``), filled in.
+
+    Each language conjugates its own way, so both sentences are whole messages.
+
+    >>> by("Ann", "You pass.", "{name} passes."), by("You", "You pass.", "{name} passes.")
+    ('Ann passes.', 'You pass.')
+    """
+    return (yours if you(name) else theirs).format(name=name, **fields)
+
+
+def describe(rules: Ruleset) -> str:
+    """The ruleset in one line: ``official, 4 players: 18 coins, 2 cards removed from each deck, refund rounded down``."""
+    label = rules.name or _("custom")
+    refund = _("refund rounded down") if rules.refund == "down" else _("refund rounded up")
+    return _("{label}, {players}: {coins}, {removed}, {refund}").format(
+        label=label,
+        players=ngettext("{n} player", "{n} players", rules.players).format(n=rules.players),
+        coins=ngettext("{n} coin", "{n} coins", rules.starting_coins).format(n=rules.starting_coins),
+        removed=ngettext(
+            "{n} card removed from each deck", "{n} cards removed from each deck", rules.removed
+        ).format(n=rules.removed),
+        refund=refund,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +92,33 @@ class LogEntry:
     text: str
 
 
-def does(name: str, verb: str) -> str:
-    """``Ann bids`` but ``You bid``: the log addresses the human as "You".
+def _sale_opens(sale: int, cheques: list[int]) -> LogEntry:
+    text = _("Sale round {round}: cheques {cheques} are on offer.").format(
+        round=sale + 1, cheques=", ".join(map(money, cheques))
+    )
+    return LogEntry("sale", sale, "open", text)
 
-    >>> does("Ann", "passes"), does("You", "passes"), does("You", "takes")
-    ('Ann passes', 'You pass', 'You take')
-    """
-    if name != "You":
-        return f"{name} {verb}"
-    return f"You {verb[:-2] if verb.endswith('sses') else verb[:-1]}"
+
+def _passes(name: str, house: int, bid_: int, paid: int) -> str:
+    """The sentence for a pass: who takes which house, and what the bid cost."""
+    if not bid_:
+        return by(
+            name, _("You pass and take house {house} for nothing."), _("{name} passes and takes house {house} for nothing."),
+            house=house,
+        )  # fmt: skip
+    if paid == bid_:
+        yours, theirs = _("You pass and take house {house} (paying the whole {paid} bid)."), _(
+            "{name} passes and takes house {house} (paying the whole {paid} bid)."
+        )
+    elif paid:
+        yours, theirs = _("You pass and take house {house} (paying {paid} of a {bid} bid)."), _(
+            "{name} passes and takes house {house} (paying {paid} of a {bid} bid)."
+        )
+    else:
+        yours, theirs = _("You pass and take house {house} (getting the whole {bid} bid back)."), _(
+            "{name} passes and takes house {house} (getting the whole {bid} bid back)."
+        )
+    return by(name, yours, theirs, house=house, paid=money(paid), bid=money(bid_))
 
 
 def public_log(v: View, names: Sequence[str]) -> list[LogEntry]:
@@ -85,9 +138,10 @@ def public_log(v: View, names: Sequence[str]) -> list[LogEntry]:
 
     def open_auction(r: int) -> list[int]:
         houses = sorted(v.auction_tables[r])
-        log.append(
-            LogEntry("auction", r, "open", f"Auction round {r + 1}: houses {', '.join(map(str, houses))} are for sale.")
+        text = _("Auction round {round}: houses {houses} are for sale.").format(
+            round=r + 1, houses=", ".join(map(str, houses))
         )
+        log.append(LogEntry("auction", r, "open", text))
         return houses
 
     if v.auction_tables:
@@ -95,76 +149,56 @@ def public_log(v: View, names: Sequence[str]) -> list[LogEntry]:
     for seat, action in v.history:
         if seat is None:
             cheques = sorted(v.sale_tables[sale])
-            log.append(
-                LogEntry(
-                    "sale",
-                    sale,
-                    "open",
-                    f"Sale round {sale + 1}: cheques {', '.join(map(money, cheques))} are on offer.",
-                )
-            )
+            log.append(_sale_opens(sale, cheques))
             order = sorted(action)
             for s, house in sorted(enumerate(action), key=lambda sh: -sh[1]):
                 got = cheques[order.index(house)]
-                log.append(
-                    LogEntry(
-                        "sale", sale, "sell", f"{does(names[s], 'sells')} house {house} for the {money(got)} cheque."
-                    )
+                text = by(
+                    names[s],
+                    _("You sell house {house} for the {cheque} cheque."),
+                    _("{name} sells house {house} for the {cheque} cheque."),
+                    house=house,
+                    cheque=money(got),
                 )
+                log.append(LogEntry("sale", sale, "sell", text))
             sale += 1
             continue
         if action.__class__ is Bid:
             bids[seat] = action.amount
-            log.append(LogEntry("auction", r, "bid", f"{does(names[seat], 'bids')} {money(action.amount)}."))
+            text = by(names[seat], _("You bid {amount}."), _("{name} bids {amount}."), amount=money(action.amount))
+            log.append(LogEntry("auction", r, "bid", text))
             continue
         house = table.pop(0)
         paid = bids[seat] - refund(bids[seat])
-        if bids[seat]:
-            detail = (
-                f"paying the whole {money(paid)} bid"
-                if paid == bids[seat]
-                else f"paying {money(paid)} of a {money(bids[seat])} bid"
-                if paid
-                else f"getting the whole {money(bids[seat])} bid back"
-            )
-            log.append(
-                LogEntry(
-                    "auction",
-                    r,
-                    "pass",
-                    f"{does(names[seat], 'passes')} and take{'' if names[seat] == 'You' else 's'} house {house} ({detail}).",
-                )
-            )
-        else:
-            log.append(
-                LogEntry(
-                    "auction",
-                    r,
-                    "pass",
-                    f"{does(names[seat], 'passes')} and take{'' if names[seat] == 'You' else 's'} house {house} for nothing.",
-                )
-            )
+        log.append(LogEntry("auction", r, "pass", _passes(names[seat], house, bids[seat], paid)))
         bids[seat] = -1
         left -= 1
         if left == 1:
             last = next(s for s in range(n) if bids[s] >= 0)
             top = table.pop()
-            price = f"for {money(bids[last])}" if bids[last] else "for nothing"
-            log.append(
-                LogEntry("auction", r, "take", f"{does(names[last], 'takes')} house {top} {price}, the last one left.")
-            )
+            if bids[last]:
+                text = by(
+                    names[last],
+                    _("You take house {house} for {price}, the last one left."),
+                    _("{name} takes house {house} for {price}, the last one left."),
+                    house=top,
+                    price=money(bids[last]),
+                )
+            else:
+                text = by(
+                    names[last],
+                    _("You take house {house} for nothing, the last one left."),
+                    _("{name} takes house {house} for nothing, the last one left."),
+                    house=top,
+                )
+            log.append(LogEntry("auction", r, "take", text))
             r += 1
             bids = [0] * n
             left = n
             if r < len(v.auction_tables):
                 table = open_auction(r)
     if v.phase == "sale" and sale < len(v.sale_tables):
-        cheques = sorted(v.sale_tables[sale])
-        log.append(
-            LogEntry(
-                "sale", sale, "open", f"Sale round {sale + 1}: cheques {', '.join(map(money, cheques))} are on offer."
-            )
-        )
+        log.append(_sale_opens(sale, sorted(v.sale_tables[sale])))
     return log
 
 
@@ -181,19 +215,105 @@ def verdict(v: View, names: Sequence[str]) -> str:
     best_score = rows[0][1]
     tied = [row for row in rows if row[1] == best_score]
     if len(tied) == 1:
-        runner = f"; next best {money(rows[1][1])}" if len(rows) > 1 else ""
-        return f"{does(names[won[0]], 'wins')} with {money(best_score)}{runner}."
+        winner = names[won[0]]
+        if len(rows) > 1:
+            return by(
+                winner,
+                _("You win with {score}; next best {next}."),
+                _("{name} wins with {score}; next best {next}."),
+                score=money(best_score),
+                next=money(rows[1][1]),
+            )
+        return by(winner, _("You win with {score}."), _("{name} wins with {score}."), score=money(best_score))
     tied_names = join_and([names[row[0]] for row in tied])
     coins = join_and([f"{names[row[0]]} {money(row[2])}" for row in tied])
     if len(won) == 1:
-        return (
-            f"{tied_names} tie on {money(best_score)}; the tie goes to the most coins left "
-            f"({coins}), so {does(names[won[0]], 'wins')}."
+        return by(
+            names[won[0]],
+            _("{tied} tie on {score}; the tie goes to the most coins left ({coins}), so you win."),
+            _("{tied} tie on {score}; the tie goes to the most coins left ({coins}), so {name} wins."),
+            tied=tied_names,
+            score=money(best_score),
+            coins=coins,
         )
-    return (
-        f"{tied_names} tie on {money(best_score)}, and the tie-break (most coins left: {coins}) "
-        f"cannot split {join_and([names[s] for s in won])}: they share the win."
-    )
+    return _(
+        "{tied} tie on {score}, and the tie-break (most coins left: {coins}) cannot split {winners}: they share the win."
+    ).format(tied=tied_names, score=money(best_score), coins=coins, winners=join_and([names[s] for s in won]))
+
+
+# -- the engine's explanations, in the language in use --------------------------
+
+
+def _choices(match: re.Match[str]) -> str:
+    low, high = match.group(1), match.group(2)
+    if high is None:
+        return _("bid {low} or pass").format(low=low)
+    return _("bid {low}–{high} or pass").format(low=low, high=high)
+
+
+_CHOICES = re.compile(r"^bid (\d+)(?:–(\d+))? or pass$")
+
+
+def translate_choices(english: str) -> str:
+    """:func:`forsale.refusals.bid_choices`'s words (``bid 4–7 or pass``, ``pass``) in the language in use."""
+    if english == "pass":
+        return _("pass")
+    match = _CHOICES.match(english)
+    return _choices(match) if match else english
+
+
+def _coins(n: str) -> str:
+    return ngettext("{n} coin", "{n} coins", int(n)).format(n=n)
+
+
+_REFUSALS: list[tuple[re.Pattern[str], Callable[..., str]]] = [
+    (
+        re.compile(r"^you hold (\d+) coins and the high bid is (\d+); you can only pass$"),
+        lambda coins, high: _("you hold {coins} and the high bid is {high}; you can only pass").format(
+            coins=_coins(coins), high=high
+        ),
+    ),
+    (
+        re.compile(r"^you hold (\d+) coins; (.*)$"),
+        lambda coins, choices: _("you hold {coins}; {choices}").format(
+            coins=_coins(coins), choices=translate_choices(choices)
+        ),
+    ),
+    (
+        re.compile(r"^a bid must be at least 1 coin; (.*)$"),
+        lambda choices: _("a bid must be at least 1 coin; {choices}").format(choices=translate_choices(choices)),
+    ),
+    (
+        re.compile(r"^the high bid is (\d+); (.*)$"),
+        lambda high, choices: _("the high bid is {high}; {choices}").format(
+            high=high, choices=translate_choices(choices)
+        ),
+    ),
+    (
+        re.compile(r"^there is no such house; choose one of (.*)$"),
+        lambda held: _("there is no such house; choose one of {held}").format(held=held),
+    ),
+    (
+        re.compile(r"^you do not hold house (\d+); choose one of (.*)$"),
+        lambda house, held: _("you do not hold house {house}; choose one of {held}").format(house=house, held=held),
+    ),
+]
+"""The engine's explanations the prompts can meet (:func:`forsale.refusals.refusal`, ``you=True``), by their shape.
+
+The engine decides whether a move is legal and why (the one statement of the
+rules); the terminal only rewords its sentence. tests/tui/test_tui_i18n.py
+makes every refusal a prompt can produce match one of these shapes, so a
+change of the engine's wording fails a test instead of showing English.
+"""
+
+
+def explain(message: str) -> str:
+    """The engine's explanation ``message`` for the seat, in the language in use (unchanged if its shape is unknown)."""
+    for pattern, words in _REFUSALS:
+        match = pattern.match(message)
+        if match:
+            return words(*match.groups())
+    return message
 
 
 # -- answers to prompts ------------------------------------------------------
@@ -204,10 +324,15 @@ class BadAnswer(ValueError):
 
 
 def _amount(text: str) -> int | None:
-    """``"4"``, ``"4k"``, ``"$4,000"``, ``"4000"`` -> 4 (coins); ``None`` if it is no amount."""
-    t = text.strip().lower().replace(",", "").replace("$", "").replace("_", "")
-    if t.startswith("bid"):
-        t = t[3:].strip()
+    """``"4"``, ``"4k"``, ``"$4,000"``, ``"4000"`` -> 4 (coins); ``None`` if it is no amount.
+
+    The language's own way of writing money (``4.000``, ``4 000 $``) is read too.
+    """
+    t = text.strip().lower()
+    for word in ("bid", _("bid").lower()):
+        t = t.removeprefix(word).strip()
+    for mark in (",", "$", "_", " ", "\u00a0", "\u202f", MONEY[language()][1]):
+        t = t.replace(mark, "")
     thousand = t.endswith("k")
     if thousand:
         t = t[:-1].strip()
@@ -224,14 +349,14 @@ def _amount(text: str) -> int | None:
 def bid_choices(v: View) -> str:
     """What the seat to bid may answer: ``bid 4–7 or pass`` (or ``pass`` when it cannot raise)."""
     assert v.seat is not None
-    return refusals.bid_choices(v.high, v.coins[v.seat])
+    return translate_choices(refusals.bid_choices(v.high, v.coins[v.seat]))
 
 
 def _checked(action: Action, v: View) -> Action:
     """``action`` if the rules allow it, else :class:`BadAnswer` with the engine's reason, worded for the seat."""
     reason = v.why_illegal(action)
     if reason is not None:
-        raise BadAnswer(reason.message)
+        raise BadAnswer(explain(reason.message))
     return action
 
 
@@ -239,26 +364,31 @@ def parse_bid(text: str, v: View) -> Action:
     """The action meant by an answer to the bid prompt, or :class:`BadAnswer` saying why not.
 
     Bids are totals in coins (``4``, ``4k`` and ``$4,000`` all mean 4 coins);
-    ``p`` or ``pass`` passes. What is not a bid is explained here; a bid the
-    rules refuse is explained by the engine (:meth:`View.why_illegal`).
+    ``p`` or ``pass`` (or the language's word for it) passes. What is not a
+    bid is explained here; a bid the rules refuse is explained by the engine
+    (:meth:`View.why_illegal`).
     """
     choices = bid_choices(v)
     t = text.strip().lower()
-    if t in ("p", "pass", "0"):
+    if t in ("p", "pass", "0", _("pass").lower()):
         return _checked(PASS, v)
     if not t:
-        raise BadAnswer(f"type a bid or p to pass; {choices}")
+        raise BadAnswer(_("type a bid or p to pass; {choices}").format(choices=choices))
     amount = _amount(t)
     if amount is None:
-        raise BadAnswer(f"{text.strip()!r} is not a bid; {choices} (p)")
+        raise BadAnswer(_("{answer} is not a bid; {choices} (p)").format(answer=repr(text.strip()), choices=choices))
     return _checked(bid(amount), v)
 
 
 def parse_sale(text: str, v: View) -> Action:
     """The ``Sell`` meant by an answer to the sale prompt, or :class:`BadAnswer` saying why not."""
-    t = text.strip().lower().removeprefix("sell").strip().removeprefix("house").strip()
+    t = text.strip().lower()
+    for word in ("sell", _("sell").lower(), "house", _("house").lower()):
+        t = t.removeprefix(word).strip()
     if not t.isdigit():
         held = ", ".join(map(str, v.hand))
-        raise BadAnswer(f"{text.strip()!r} is not a house number; choose one of {held}")
+        raise BadAnswer(
+            _("{answer} is not a house number; choose one of {held}").format(answer=repr(text.strip()), held=held)
+        )
     house = int(t)
     return _checked(SELLS[house] if house < len(SELLS) else Sell(house), v)
