@@ -83,9 +83,19 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
     contexts = []
     problems: list[str] = []
 
-    def make(width: int = 1200, height: int = 900, theme: str | None = None, expect: str | None = None) -> Page:
-        """A page; ``expect`` is a regex for console errors the test causes on purpose."""
-        context = browser.new_context(viewport={"width": width, "height": height}, base_url=web_server)
+    def make(
+        width: int = 1200,
+        height: int = 900,
+        theme: str | None = None,
+        expect: str | None = None,
+        locale: str = "en-US",
+    ) -> Page:
+        """A page; ``expect`` is a regex for console errors the test causes on purpose.
+
+        ``locale`` is the browser's language (``navigator.language``), which the page
+        follows: English unless a test asks for another.
+        """
+        context = browser.new_context(viewport={"width": width, "height": height}, base_url=web_server, locale=locale)
         if theme:
             context.add_init_script(f"localStorage.setItem('forsale.theme', {theme!r})")
         contexts.append(context)

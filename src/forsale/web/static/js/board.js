@@ -7,7 +7,8 @@
 //   reveal (bool: animate lastSale), showAll (bool: every seat's coins and hand),
 //   offline[] }
 import { backCard, bidChip, chequeCard, coinStack, houseCard } from "./cards.js";
-import { h, k, money, plural } from "./format.js";
+import { h, k, money } from "./format.js";
+import { t } from "./i18n.js";
 
 /** A scene from a view (`View.to_json()`) and the fold's state after the same moves. */
 export function sceneFromView(v, { names, badges, offline, me, foldState, reveal, showAll }) {
@@ -25,7 +26,7 @@ export function sceneFromView(v, { names, badges, offline, me, foldState, reveal
     cheques: v.cheques_won,
     table: v.table,
     roundTable: v.phase === "auction" ? v.auction_tables[v.round] : v.table,
-    taken: v.phase === "auction" ? v.takes.filter((t) => t.round === v.round).map((t) => ({ seat: t.seat, house: t.house, paid: t.paid })) : [],
+    taken: v.phase === "auction" ? v.takes.filter((x) => x.round === v.round).map((x) => ({ seat: x.seat, house: x.house, paid: x.paid })) : [],
     bids: v.bids,
     active: v.active,
     high: v.high,
@@ -43,32 +44,37 @@ export function sceneFromView(v, { names, badges, offline, me, foldState, reveal
 /** "Ann (you)" for your own seat, but not "You (you)". */
 function myLabel(scene, s) {
   const name = scene.names[s];
-  return s === scene.me && name.toLowerCase() !== "you" ? `${name} (you)` : name;
+  return s === scene.me && !isYou(name) ? t("seat.mine", { name }) : name;
+}
+
+/** Whether a seat's name already says "you" (a player who typed it as their name). */
+function isYou(name) {
+  return name.toLowerCase() === t("seat.you").toLowerCase() || name.toLowerCase() === t("seat.badge.you").toLowerCase();
 }
 
 export function seatName(scene, seat) {
-  return seat === scene.me ? "You" : scene.names[seat];
+  return seat === scene.me ? t("seat.you") : scene.names[seat];
 }
 
 function seatStatus(scene, s) {
   if (scene.phase === "auction") {
     if (!scene.active[s]) {
-      const t = scene.taken.find((x) => x.seat === s);
-      return h("span.took", null, t ? `passed · took ${t.house}${t.paid ? ` for ${k(t.paid)}` : ""}` : "passed");
+      const x = scene.taken.find((y) => y.seat === s);
+      return h("span.took", null, x ? (x.paid ? t("status.passedTookFor", { house: x.house, paid: k(x.paid) }) : t("status.passedTook", { house: x.house })) : t("status.passed"));
     }
     const parts = [];
     if (scene.bids[s] > 0) parts.push(bidChip(scene.bids[s]));
-    if (scene.turn === s) parts.push(s === scene.me ? h("strong", null, "your turn") : h("span.waiting-dots", null, "to bid"));
-    else if (scene.bids[s] === 0) parts.push(h("span", null, "no bid yet"));
-    else if (scene.bids[s] === scene.high) parts.push(h("span", null, "highest"));
+    if (scene.turn === s) parts.push(s === scene.me ? h("strong", null, t("status.yourTurn")) : h("span.waiting-dots", null, t("status.toBid")));
+    else if (scene.bids[s] === 0) parts.push(h("span", null, t("status.noBid")));
+    else if (scene.bids[s] === scene.high) parts.push(h("span", null, t("status.highest")));
     return parts;
   }
   if (scene.phase === "sale") {
-    if (scene.replay) return h("span", null, `${plural(scene.hands[s].length, "house")} left to sell`);
-    if (scene.committed && scene.committed[s]) return h("span", null, "✓ has chosen");
-    return h("span.waiting-dots", null, s === scene.me ? "choose a house" : "choosing");
+    if (scene.replay) return h("span", null, t("status.leftToSell", { count: scene.hands[s].length }));
+    if (scene.committed && scene.committed[s]) return h("span", null, t("status.chosen"));
+    return h("span.waiting-dots", null, s === scene.me ? t("status.chooseHouse") : t("status.choosing"));
   }
-  return h("span", null, scene.scores ? `${scene.scores[s]}k in all` : "");
+  return h("span", null, scene.scores ? t("status.total", { total: k(scene.scores[s]) }) : "");
 }
 
 function seatPanel(scene, s) {
@@ -81,27 +87,27 @@ function seatPanel(scene, s) {
   const known = [];
   const hand = scene.hands[s];
   if (scene.showAll || s === scene.me) {
-    known.push(h("div.known", null, `coins ${money(scene.coins[s])}`));
+    known.push(h("div.known", null, t("seat.coins", { money: money(scene.coins[s]) })));
     // Your own hand is drawn large in your corner; here it would only repeat it.
-    if (hand.length && s !== scene.me) known.push(h("div.mini", { "aria-label": `houses of ${scene.names[s]}` }, hand.map((x) => houseCard(x, { small: true }))));
+    if (hand.length && s !== scene.me) known.push(h("div.mini", { "aria-label": t("seat.housesOf", { name: scene.names[s] }) }, hand.map((x) => houseCard(x, { small: true }))));
   }
-  if (!(scene.showAll && s !== scene.me)) known.push(h("div.known", null, `${plural(hand.length, "house")} in hand`));
+  if (!(scene.showAll && s !== scene.me)) known.push(h("div.known", null, t("seat.inHand", { count: hand.length })));
   if (scene.cheques[s].length) {
     known.push(
       scene.showAll || s === scene.me || scene.phase === "over"
-        ? h("div.known", null, `cheques ${scene.cheques[s].map((c) => k(c)).join(" ")}`)
-        : h("div.known", null, plural(scene.cheques[s].length, "cheque")),
+        ? h("div.known", null, t("seat.cheques", { list: scene.cheques[s].map((c) => k(c)).join(" ") }))
+        : h("div.known", null, t("seat.chequeCount", { count: scene.cheques[s].length })),
     );
   }
   return h(
     `div.${classes.join(".")}`,
-    { dataset: { seat: s }, "aria-label": `seat ${s + 1}: ${scene.names[s]}` },
+    { dataset: { seat: s }, "aria-label": t("seat.label", { seat: s + 1, name: scene.names[s] }) },
     // The name whole (it wraps; the title holds it if it is ever clamped), "you" as a badge beside it.
     h(
       "div.name",
-      null,
+      { dataset: { offline: t("seat.offline") } },
       h("span.nm", { title: scene.names[s] }, scene.names[s]),
-      s === scene.me && scene.names[s].toLowerCase() !== "you" ? h("span.badge.you", null, "you") : null,
+      s === scene.me && !isYou(scene.names[s]) ? h("span.badge.you", null, t("seat.badge.you")) : null,
       scene.badges[s] ? h("span.badge", null, scene.badges[s]) : null,
     ),
     h("div.status", { "aria-live": "off" }, seatStatus(scene, s)),
@@ -112,12 +118,12 @@ function seatPanel(scene, s) {
 export function seatsRow(scene) {
   const order = [];
   for (let i = 0; i < scene.n; i++) order.push(i);
-  return h("section.seats", { "aria-label": "players" }, order.map((s) => seatPanel(scene, s)));
+  return h("section.seats", { "aria-label": t("felt.players") }, order.map((s) => seatPanel(scene, s)));
 }
 
 /** The reveal of a sale round: each seat's house flips over, then its cheque slides in. */
 export function revealRow(scene, sales, animate) {
-  const row = h("div.reveal", { "aria-label": "the houses just sold" });
+  const row = h("div.reveal", { "aria-label": t("felt.justSold") });
   sales.forEach((x, i) => {
     const pair = h(
       "div.pair",
@@ -133,18 +139,18 @@ export function revealRow(scene, sales, animate) {
 }
 
 export function felt(scene, extra) {
-  const el = h("section.felt", { "aria-label": "the table" });
+  const el = h("section.felt", { "aria-label": t("felt.table") });
   if (scene.phase === "auction") {
     const left = new Set(scene.table);
-    const takenBy = new Map(scene.taken.map((t) => [t.house, t]));
+    const takenBy = new Map(scene.taken.map((x) => [x.house, x]));
     el.append(
-      h("div.headline", null, `Auction ${scene.round + 1} of ${scene.rounds} · `, h("strong", null, "houses for sale")),
+      h("div.headline", null, t("felt.auction", { round: scene.round + 1, rounds: scene.rounds }), " · ", h("strong", null, t("felt.housesForSale"))),
       h(
         "div.offer",
-        { "aria-label": "houses on offer" },
+        { "aria-label": t("felt.housesOnOffer") },
         scene.roundTable.map((house, i) => {
-          const t = takenBy.get(house);
-          const slot = h("div.slot", { style: `--i:${i}` }, houseCard(house), h("span.who", null, t ? `${seatName(scene, t.seat)}` : ""));
+          const took = takenBy.get(house);
+          const slot = h("div.slot", { style: `--i:${i}` }, houseCard(house), h("span.who", null, took ? seatName(scene, took.seat) : ""));
           if (!left.has(house)) slot.classList.add("gone");
           return slot;
         }),
@@ -155,15 +161,17 @@ export function felt(scene, extra) {
       h(
         "div.sub",
         { "aria-live": "polite" },
-        scene.high > 0 ? ["Highest bid ", bidChip(scene.high), ` by ${seatName(scene, holder)}`] : "No bid yet",
-        scene.turn !== null && scene.turn !== undefined ? ` · ${seatName(scene, scene.turn)} ${scene.turn === scene.me ? "are" : "is"} to bid` : "",
+        scene.high > 0 ? [t("felt.highest"), " ", bidChip(scene.high), " ", t("felt.highestBy", { name: seatName(scene, holder) })] : t("felt.noBid"),
+        scene.turn !== null && scene.turn !== undefined
+          ? [" · ", scene.turn === scene.me ? t("felt.toBid.you") : t("felt.toBid.other", { name: seatName(scene, scene.turn) })]
+          : "",
       ),
     );
     if (scene.lastSale) el.append(revealRow(scene, scene.lastSale, scene.reveal));
   } else if (scene.phase === "sale") {
     el.append(
-      h("div.headline", null, `Sale ${scene.round + 1} of ${scene.rounds} · `, h("strong", null, "cheques on the table")),
-      h("div.offer", { "aria-label": "cheques on offer" }, scene.table.map((c) => h("div.slot", null, chequeCard(c)))),
+      h("div.headline", null, t("felt.sale", { round: scene.round + 1, rounds: scene.rounds }), " · ", h("strong", null, t("felt.chequesOnTable"))),
+      h("div.offer", { "aria-label": t("felt.chequesOnOffer") }, scene.table.map((c) => h("div.slot", null, chequeCard(c)))),
     );
     const waiting = [];
     for (let s = 0; s < scene.n; s++) if (!scene.committed[s]) waiting.push(s);
@@ -172,18 +180,18 @@ export function felt(scene, extra) {
       for (let s = 0; s < scene.n; s++) {
         chosen.push(
           h("div.pair", null, h("span.who", { title: scene.names[s] }, seatName(scene, s)),
-            scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: `${scene.names[s]} has chosen` })) : h("div.card.small.placeholder", { "aria-label": "still choosing" })),
+            scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: t("felt.hasChosen", { name: scene.names[s] }) })) : h("div.card.small.placeholder", { "aria-label": t("felt.stillChoosing") })),
         );
       }
-      el.append(h("div.reveal.chosen", { "aria-label": "choices so far" }, chosen));
+      el.append(h("div.reveal.chosen", { "aria-label": t("felt.choicesSoFar") }, chosen));
     }
     if (scene.lastSale) {
-      el.append(h("div.sub", null, "Last sale:"), revealRow(scene, scene.lastSale, scene.reveal));
+      el.append(h("div.sub", null, t("felt.lastSale")), revealRow(scene, scene.lastSale, scene.reveal));
     } else if (scene.lastTake) {
       el.append(h("div.sub", null, lastTakeText(scene)));
     }
   } else {
-    if (scene.lastSale) el.append(h("div.sub", null, "The last sale:"), revealRow(scene, scene.lastSale, scene.reveal));
+    if (scene.lastSale) el.append(h("div.sub", null, t("felt.theLastSale")), revealRow(scene, scene.lastSale, scene.reveal));
   }
   if (scene.phase === "auction" && scene.lastTake && !scene.taken.length) {
     el.append(h("div.sub", null, lastTakeText(scene)));
@@ -194,7 +202,11 @@ export function felt(scene, extra) {
 
 function lastTakeText(scene) {
   return scene.lastTake
-    .map((t) => `${seatName(scene, t.seat)} took ${t.house}${t.paid ? ` for ${k(t.paid)}` : ""}`)
+    .map((x) => {
+      const you = x.seat === scene.me;
+      const params = { name: seatName(scene, x.seat), house: x.house, paid: k(x.paid) };
+      return x.paid ? t(you ? "felt.took.youFor" : "felt.took.otherFor", params) : t(you ? "felt.took.you" : "felt.took.other", params);
+    })
     .join("; ");
 }
 
@@ -208,7 +220,7 @@ export function resultsTable(scene, winners) {
       h(
         `tr${winners.includes(s) ? ".winner" : ""}`,
         { dataset: { seat: s } },
-        h("td", null, winners.includes(s) ? h("span.star", { "aria-label": "winner" }, "★ ") : "", seatName(scene, s)),
+        h("td", null, winners.includes(s) ? h("span.star", { "aria-label": t("results.winner") }, "★ ") : "", seatName(scene, s)),
         h("td", null, money(cheques)),
         h("td", null, money(scene.coins[s])),
         h("td.score", null, money(scene.scores[s])),
@@ -218,7 +230,7 @@ export function resultsTable(scene, winners) {
   return h(
     "table.results",
     null,
-    h("thead", null, h("tr", null, h("th", null, "Player"), h("th", null, "Cheques"), h("th", null, "Coins left"), h("th", null, "Total"))),
+    h("thead", null, h("tr", null, h("th", null, t("results.player")), h("th", null, t("results.cheques")), h("th", null, t("results.coins")), h("th", null, t("results.total")))),
     h("tbody", null, rows),
   );
 }
@@ -229,7 +241,7 @@ export function myArea(scene, { handCard, actions, prompt } = {}) {
   const hand = scene.hands[s];
   return h(
     "section.me-area",
-    { "aria-label": "you" },
+    { "aria-label": t("me.label") },
     h(
       "div.top",
       null,
@@ -239,11 +251,11 @@ export function myArea(scene, { handCard, actions, prompt } = {}) {
     prompt || null,
     h(
       "div.hand",
-      { "aria-label": "your houses" },
-      hand.length ? hand.map((x) => (handCard ? handCard(x) : houseCard(x))) : h("span.empty", null, scene.phase === "auction" && scene.round === 0 ? "Your houses will appear here." : "No houses in hand."),
+      { "aria-label": t("me.houses") },
+      hand.length ? hand.map((x) => (handCard ? handCard(x) : houseCard(x))) : h("span.empty", null, scene.phase === "auction" && scene.round === 0 ? t("me.housesLater") : t("me.noHouses")),
     ),
     scene.cheques[s].length
-      ? h("div.won", { "aria-label": "your cheques" }, "Your cheques: ", scene.cheques[s].map((c) => chequeCard(c, { small: true })))
+      ? h("div.won", { "aria-label": t("me.cheques") }, t("me.chequesWon"), " ", scene.cheques[s].map((c) => chequeCard(c, { small: true })))
       : null,
     actions || null,
   );

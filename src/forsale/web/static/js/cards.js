@@ -1,5 +1,6 @@
 // Houses, cheques and coins drawn as things on a table, not as numbers in a form.
-import { h, money } from "./format.js";
+import { h, k, money } from "./format.js";
+import { t } from "./i18n.js";
 
 const NS = "http://www.w3.org/2000/svg";
 
@@ -63,8 +64,8 @@ export function houseCard(value, opts = {}) {
     tag,
     {
       type: opts.button ? "button" : null,
-      title: `House ${value}`,
-      "aria-label": opts.label || `House ${value}`,
+      title: t("card.house", { value }),
+      "aria-label": opts.label || t("card.house", { value }),
       dataset: { house: value },
     },
     h("span.corner", null, String(value)),
@@ -80,11 +81,11 @@ export function houseCard(value, opts = {}) {
 export function chequeCard(value, opts = {}) {
   const el = h(
     "div.card.cheque",
-    { title: `Cheque for ${money(value)}`, "aria-label": `Cheque ${money(value)}`, dataset: { cheque: value } },
-    h("span.bank", null, "Cheque"),
+    { title: t("card.cheque.title", { money: money(value) }), "aria-label": t("card.cheque.label", { money: money(value) }), dataset: { cheque: value } },
+    h("span.bank", null, t("card.cheque.bank")),
     h("span.amount", null, money(value)),
-    h("span.value", null, `${value}k`),
-    h("span.sign", null, "pay to the bearer"),
+    h("span.value", null, k(value)),
+    h("span.sign", null, t("card.cheque.bearer")),
   );
   if (value === 0) el.classList.add("void");
   if (opts.small) el.classList.add("small");
@@ -93,7 +94,7 @@ export function chequeCard(value, opts = {}) {
 
 /** A face-down card (a house chosen but not yet revealed). */
 export function backCard(opts = {}) {
-  const el = h("div.card.back", { "aria-label": opts.label || "a hidden card", title: opts.label || "hidden" });
+  const el = h("div.card.back", { "aria-label": opts.label || t("card.hidden.label"), title: opts.label || t("card.hidden.title") });
   if (opts.small) el.classList.add("small");
   return el;
 }
@@ -105,7 +106,7 @@ export function coinStack(coins, opts = {}) {
   for (let i = 0; i < drawn; i++) stack.append(h("span.coin", { style: `--i:${i}` }));
   return h(
     "span.purse",
-    { title: `${coins} coins = ${money(coins)}` },
+    { title: t("card.purse", { count: coins, money: money(coins) }) },
     stack,
     h("span.amount", null, money(coins)),
   );
@@ -113,5 +114,5 @@ export function coinStack(coins, opts = {}) {
 
 /** A single coin chip with a number, used for bids. */
 export function bidChip(amount) {
-  return h("span.chip", { title: `bid ${money(amount)}` }, `${amount}k`);
+  return h("span.chip", { title: t("card.bid", { money: money(amount) }) }, k(amount));
 }

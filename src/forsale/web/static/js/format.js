@@ -1,19 +1,12 @@
-// Money and small words, the same everywhere on the page.
+// Money and small words, the same everywhere on the page, in the page's language (i18n.js).
 // Money is an integer count of coins in all data; 1 coin = $1,000 (docs/rules.md).
+import { t } from "./i18n.js";
 
-/** `$14,000` */
-export function money(coins) {
-  const sign = coins < 0 ? "-" : "";
-  return `${sign}$${(Math.abs(coins) * 1000).toLocaleString("en-US")}`;
-}
+export { money } from "./i18n.js";
 
-/** `14k` */
+/** `14k`: coins in thousands, as bids and cheques are spoken of at the table. */
 export function k(coins) {
-  return `${coins}k`;
-}
-
-export function plural(count, word, many = `${word}s`) {
-  return `${count} ${count === 1 ? word : many}`;
+  return t("money.k", { n: coins });
 }
 
 /** Create an element: h("div.card.house", {title: "x"}, child, "text", ...). */

@@ -6,6 +6,8 @@
 // public moves, so the log and the replay can never disagree. Only public
 // information goes in: the houses and cheques revealed each round (sorted) and
 // the moves, exactly what every seat's view carries.
+import { k } from "./format.js";
+import { joinList, t } from "./i18n.js";
 
 /** Coins each player starts with, per preset and player count (docs/rules.md). */
 const PRESET_COINS = {
@@ -44,7 +46,7 @@ export function setupFromRecord(record) {
   const names = record.players;
   const n = names.length;
   const knobs = rulesKnobs(record.rules, n);
-  if (knobs.startingCoins === null) throw new Error(`unknown ruleset ${JSON.stringify(record.rules)} for ${n} players`);
+  if (knobs.startingCoins === null) throw new Error(t("replay.unknownRules", { rules: JSON.stringify(record.rules), count: n }));
   return {
     n,
     names,
@@ -232,20 +234,12 @@ export function explainResult(scores, coins, names) {
   const win = winners(scores, coins);
   const top = Math.max(...scores);
   const tiedOnScore = scores.map((_, s) => s).filter((s) => scores[s] === top);
-  const who = (list) => joinNames(list.map((s) => names[s]));
-  if (tiedOnScore.length === 1) {
-    return `${who(win)} won with the highest total. (On equal totals the player with more coins left wins; if still equal, they share the win.)`;
-  }
-  if (win.length === 1) {
-    return `${who(tiedOnScore)} tied on ${top}k; the tie goes to the player with more coins left, so ${who(win)} won.`;
-  }
-  if (win.length === tiedOnScore.length) {
-    return `${who(win)} tied on ${top}k and on coins left (${coins[win[0]]}k), so they share the win.`;
-  }
-  return `${who(tiedOnScore)} tied on ${top}k; ${who(win)} had the most coins left (${coins[win[0]]}k) and share the win.`;
-}
-
-export function joinNames(list) {
-  if (list.length <= 1) return list.join("");
-  return `${list.slice(0, -1).join(", ")} and ${list.at(-1)}`;
+  const who = (list) => joinList(list.map((s) => names[s]));
+  const params = { winners: who(win), tied: who(tiedOnScore), top: k(top), coins: k(coins[win[0]]), count: win.length };
+  // A lone winner who is the page's own seat takes its own grammar ("You won" / "Ann won").
+  const person = win.length === 1 && names[win[0]] === t("seat.you") ? "you" : "other";
+  if (tiedOnScore.length === 1) return t(`result.won.${person}`, params);
+  if (win.length === 1) return t(`result.tieBroken.${person}`, params);
+  if (win.length === tiedOnScore.length) return t("result.shared", params);
+  return t("result.sharedAfterTie", params);
 }

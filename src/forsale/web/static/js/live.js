@@ -3,6 +3,7 @@ import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
 import { distinctNames, h, k, money } from "./format.js";
+import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { storyLines } from "./story.js";
 
@@ -53,7 +54,7 @@ export function showTable(ctx, tableId, opts = {}) {
     try {
       info = (await api.table(tableId)).table;
     } catch (e) {
-      root.replaceChildren(h("p.error-box", { role: "alert" }, `${e.message}. `, h("a", { href: "#/" }, "Back to the lobby")));
+      root.replaceChildren(h("p.error-box", { role: "alert" }, `${e.message}. `, h("a", { href: "#/" }, t("nav.backToLobby"))));
       return;
     }
     if (gone) return;
@@ -64,11 +65,11 @@ export function showTable(ctx, tableId, opts = {}) {
         h(
           "div.panel",
           { style: "max-width:480px;margin:0 auto", id: "seat-taken" },
-          h("h2", null, info.status === "over" ? "This game is over" : `Seat ${seat + 1} is taken`),
-          h("p.hint", null, free.length ? "These seats are still free:" : "Every seat is taken; you can watch."),
+          h("h2", null, info.status === "over" ? t("join.over") : t("join.taken", { seat: seat + 1 })),
+          h("p.hint", null, free.length ? t("join.stillFree") : t("join.allTaken")),
           h("div.end-actions", { style: "justify-content:flex-start" },
-            free.map((s) => h("a.btn", { href: `#/table/${tableId}?seat=${s}` }, `Seat ${s + 1}`)),
-            h("a.btn.quiet", { href: info.status === "over" ? `#/replay/${tableId}` : `#/watch/${tableId}` }, info.status === "over" ? "Replay it" : "Watch")),
+            free.map((s) => h("a.btn", { href: `#/table/${tableId}?seat=${s}` }, t("seat.number", { seat: s + 1 }))),
+            h("a.btn.quiet", { href: info.status === "over" ? `#/replay/${tableId}` : `#/watch/${tableId}` }, info.status === "over" ? t("join.replay") : t("join.watch"))),
         ),
       );
       return;
@@ -94,9 +95,9 @@ export function showTable(ctx, tableId, opts = {}) {
           }
         },
       },
-      h("h2", null, `Take seat ${seat + 1} at this table`),
-      h("label", { for: "join-name" }, "Your name", name),
-      h("div.row", null, h("button.btn.primary", { type: "submit" }, "Sit down"), h("a.btn.quiet", { href: `#/watch/${tableId}` }, "Just watch")),
+      h("h2", null, t("join.title", { seat: seat + 1 })),
+      h("label", { for: "join-name" }, t("form.yourName"), name),
+      h("div.row", null, h("button.btn.primary", { type: "submit" }, t("join.sit")), h("a.btn.quiet", { href: `#/watch/${tableId}` }, t("join.justWatch"))),
       err,
     );
     root.replaceChildren(h("div", { style: "max-width:420px;margin:0 auto" }, form));
@@ -109,7 +110,7 @@ export function showTable(ctx, tableId, opts = {}) {
       onStatus: (status) => {
         if (gone) return;
         m.status = status;
-        if (status === "refused") m.error = "There is no such table.";
+        if (status === "refused") m.error = t("table.noSuch");
         drawTools();
         if (status === "refused") draw();
       },
@@ -150,14 +151,14 @@ export function showTable(ctx, tableId, opts = {}) {
           m.token = null;
           m.seat = null;
           m.watch = true;
-          ctx.toast("This seat is no longer yours; you are watching the table.");
+          ctx.toast(t("table.seatLost"));
           conn.close();
           connect();
           return;
         }
         if (msg.id === m.pendingId || msg.id === null || msg.id === undefined) m.pending = false;
         console.warn(`forsale server: ${msg.code}: ${msg.message}`);
-        ctx.toast(msg.message || "the server refused that");
+        ctx.toast(msg.message || t("table.refused"));
         draw();
         break;
       default:
@@ -179,7 +180,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const list = [];
     for (let s = 0; s < n; s++) {
       const seat = m.table && m.table.seats ? m.table.seats[s] : null;
-      list.push(seat && seat.name ? seat.name : `Seat ${s + 1}`);
+      list.push(seat && seat.name ? seat.name : t("seat.number", { seat: s + 1 }));
     }
     return distinctNames(list);
   }
@@ -188,8 +189,8 @@ export function showTable(ctx, tableId, opts = {}) {
     return names().map((_, s) => {
       const seat = m.table && m.table.seats ? m.table.seats[s] : null;
       if (!seat) return "";
-      if (seat.kind === "bot") return "bot";
-      if (seat.kind === "open") return "free seat";
+      if (seat.kind === "bot") return t("seat.badge.bot");
+      if (seat.kind === "open") return t("seat.badge.free");
       return "";
     });
   }
@@ -231,7 +232,7 @@ export function showTable(ctx, tableId, opts = {}) {
     if (m.pending || !conn) return;
     const id = conn.send({ type: "act", action });
     if (id === null) {
-      ctx.toast("Not connected: your move was not sent. Reconnecting…");
+      ctx.toast(t("table.notSent"));
       return;
     }
     m.pending = true;
@@ -253,10 +254,10 @@ export function showTable(ctx, tableId, opts = {}) {
     const lowest = v.table[0];
     const myBid = v.bids[m.seat];
     const refund = myBid - costOfPass(v, myBid);
-    const passText = myBid ? `Pass (take ${lowest}, pay ${k(costOfPass(v, myBid))}, ${k(refund)} back)` : `Pass (take ${lowest}, free)`;
-    if (!v.active[m.seat]) return h("div.actions", null, h("span.note", null, "You passed this round. Waiting for the others."));
+    const passText = myBid ? t("act.passPaid", { house: lowest, paid: k(costOfPass(v, myBid)), back: k(refund) }) : t("act.passFree", { house: lowest });
+    if (!v.active[m.seat]) return h("div.actions", null, h("span.note", null, t("act.passedWait")));
     if (!myTurn) {
-      return h("div.actions", null, h("span.note.waiting-dots", null, `Waiting for ${seatName(sc, v.turn)}`));
+      return h("div.actions", null, h("span.note.waiting-dots", null, t("act.waitingFor", { name: seatName(sc, v.turn) })));
     }
     const input = h("input.bid-input", {
       type: "number",
@@ -267,7 +268,7 @@ export function showTable(ctx, tableId, opts = {}) {
       // What you were typing survives a redraw (a seat connecting, a clock message), not a new move.
       value: canRaise ? (m.draft && m.draft.moves === v.history.length ? m.draft.value : min) : "",
       disabled: !canRaise || m.pending,
-      "aria-label": "your bid in thousands",
+      "aria-label": t("act.bidField"),
       inputmode: "numeric",
       dataset: { focus: "bid" },
       oninput: (event) => {
@@ -283,7 +284,7 @@ export function showTable(ctx, tableId, opts = {}) {
     function submitBid() {
       const amount = Number(input.value);
       if (!Number.isInteger(amount) || amount < min || amount > coins) {
-        ctx.toast(`Bid a whole number from ${min} to ${coins} (in thousands).`);
+        ctx.toast(t("act.bidRange", { min, max: coins }));
         return;
       }
       act({ bid: amount });
@@ -295,20 +296,20 @@ export function showTable(ctx, tableId, opts = {}) {
           type: "button",
           "data-focus": `plus${step}`,
           disabled: !canRaise || v.high + step > coins || m.pending,
-          title: `Bid ${k(v.high + step)}`,
-          "aria-label": `Bid ${k(v.high + step)} (plus ${step})`,
+          title: t("act.bidTo", { amount: k(v.high + step) }),
+          "aria-label": t("act.bidPlus", { amount: k(v.high + step), step }),
           onclick: () => act({ bid: v.high + step }),
         },
         `+${step}`,
       );
     return h(
       "div.actions",
-      { role: "group", "aria-label": "your move" },
-      canRaise ? [h("label.sr-only", { for: "bid-amount" }, "Bid"), input, h("span.note", null, "k"),
-        h("button.btn.primary", { type: "button", "data-focus": "bid-btn", disabled: m.pending, onclick: submitBid }, "Bid"),
-        quick(1), quick(2)] : h("span.note", null, `You cannot top ${k(v.high)} with ${k(coins)}.`),
+      { role: "group", "aria-label": t("act.yourMove") },
+      canRaise ? [h("label.sr-only", { for: "bid-amount" }, t("act.bid")), input, h("span.note", null, t("act.thousands")),
+        h("button.btn.primary", { type: "button", "data-focus": "bid-btn", disabled: m.pending, onclick: submitBid }, t("act.bid")),
+        quick(1), quick(2)] : h("span.note", null, t("act.cannotTop", { high: k(v.high), coins: k(coins) })),
       h("button.btn", { type: "button", "data-focus": "pass", disabled: m.pending, onclick: () => act({ pass: true }) }, passText),
-      h("span.note", null, canRaise ? `You hold ${money(coins)}.` : ""),
+      h("span.note", null, canRaise ? t("act.youHold", { money: money(coins) }) : ""),
     );
   }
 
@@ -319,16 +320,16 @@ export function showTable(ctx, tableId, opts = {}) {
       return h(
         "div.actions",
         null,
-        h("span.note", { "aria-live": "polite" }, `You are selling house ${v.my_commit}. `,
-          waiting.length ? h("span.waiting-dots", null, `Others are still choosing: ${waiting.map((s) => sc.names[s]).join(", ")}`) : "Revealing…"),
+        h("span.note", { "aria-live": "polite" }, t("act.selling", { house: v.my_commit }), " ",
+          waiting.length ? h("span.waiting-dots", null, t("act.othersChoosing", { names: waiting.map((s) => sc.names[s]).join(", ") })) : t("act.revealing")),
       );
     }
     const chosen = m.selected;
     return h(
       "div.actions",
-      { role: "group", "aria-label": "your sale" },
-      h("span.note", null, chosen ? `Sell house ${chosen}?` : "Pick a house from your hand to sell."),
-      h("button.btn.primary", { type: "button", "data-focus": "sell", disabled: !chosen || m.pending, onclick: () => act({ sell: chosen }) }, chosen ? `Sell house ${chosen}` : "Sell"),
+      { role: "group", "aria-label": t("act.yourSale") },
+      h("span.note", null, chosen ? t("act.sellAsk", { house: chosen }) : t("act.pick")),
+      h("button.btn.primary", { type: "button", "data-focus": "sell", disabled: !chosen || m.pending, onclick: () => act({ sell: chosen }) }, chosen ? t("act.sellHouse", { house: chosen }) : t("act.sell")),
     );
   }
 
@@ -337,7 +338,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const choosing = v.phase === "sale" && !v.my_commit && legal().length > 0;
     return (house) => {
       if (!choosing) return houseCard(house);
-      const card = houseCard(house, { button: true, label: `Sell house ${house}` });
+      const card = houseCard(house, { button: true, label: t("act.sellHouse", { house }) });
       card.dataset.focus = `house-${house}`;
       card.disabled = m.pending; // sent: no second choice until the server answers
       if (m.selected === house) card.classList.add("chosen");
@@ -356,8 +357,8 @@ export function showTable(ctx, tableId, opts = {}) {
   // -- side panels ------------------------------------------------------------------
   function logPanel(sc) {
     const lines = storyLines(sc.folded, (s) => seatName(sc, s), sc.rounds);
-    const list = h("ol.log", { "aria-label": "game log", tabindex: "0" }, lines.map((l) => h(`li.${l.cls || "x"}`, null, l.text)));
-    return h("section.panel", null, h("h2", null, "Log"), list);
+    const list = h("ol.log", { "aria-label": t("log.label"), tabindex: "0" }, lines.map((l) => h(`li.${l.cls || "x"}`, null, l.text)));
+    return h("section.panel", null, h("h2", null, t("log.title")), list);
   }
 
   /** The table's creator may allow or forbid the memory aid at any time. */
@@ -378,7 +379,7 @@ export function showTable(ctx, tableId, opts = {}) {
         }
       },
     });
-    return h("label.toggle", { for: "memory-allowed", title: "You created this table" }, box, "Allow it at this table");
+    return h("label.toggle", { for: "memory-allowed", title: t("memory.creator") }, box, t("memory.allowHere"));
   }
 
   function memoryPanel(sc) {
@@ -387,8 +388,8 @@ export function showTable(ctx, tableId, opts = {}) {
       return h(
         "section.panel.memory",
         null,
-        h("h2", null, "Memory aid"),
-        h("p.hint", null, "The table's creator turned the memory aid off: remembering is part of the game."),
+        h("h2", null, t("memory.title")),
+        h("p.hint", null, t("memory.off")),
         creatorSwitch(),
       );
     }
@@ -402,21 +403,21 @@ export function showTable(ctx, tableId, opts = {}) {
         draw();
       },
     });
-    const panel = h("section.panel.memory", { id: "memory" }, h("label.toggle", { for: "memory-toggle" }, toggle, "Memory aid"), creatorSwitch());
+    const panel = h("section.panel.memory", { id: "memory" }, h("label.toggle", { for: "memory-toggle" }, toggle, t("memory.title")), creatorSwitch());
     if (!m.memory) {
-      panel.append(h("p.hint", null, "What a perfect memory would know: cards still to come, everyone's coins and houses."));
+      panel.append(h("p.hint", null, t("memory.what")));
       return panel;
     }
     panel.append(
-      h("h3", null, `Houses to come: ${v.houses_to_come}`, aside(v.houses_to_come, v.unseen_houses.length)),
-      h("div.cards-line", { id: "memory-houses", dataset: { cards: v.unseen_houses.join(",") } }, v.houses_to_come ? v.unseen_houses.map((x) => h("span.tiny.house", { title: `house ${x}` }, String(x))) : null),
-      h("h3", null, `Cheques to come: ${v.cheques_to_come}`, aside(v.cheques_to_come, v.unseen_cheques.length)),
-      h("div.cards-line", { id: "memory-cheques", dataset: { cards: v.unseen_cheques.join(",") } }, v.cheques_to_come ? v.unseen_cheques.map((x) => h("span.tiny.cheque", { title: `cheque ${money(x)}` }, `${x}k`)) : null),
-      h("h3", null, "Every seat"),
+      h("h3", null, t("memory.housesToCome", { count: v.houses_to_come }), aside(v.houses_to_come, v.unseen_houses.length)),
+      h("div.cards-line", { id: "memory-houses", dataset: { cards: v.unseen_houses.join(",") } }, v.houses_to_come ? v.unseen_houses.map((x) => h("span.tiny.house", { title: t("card.house", { value: x }) }, String(x))) : null),
+      h("h3", null, t("memory.chequesToCome", { count: v.cheques_to_come }), aside(v.cheques_to_come, v.unseen_cheques.length)),
+      h("div.cards-line", { id: "memory-cheques", dataset: { cards: v.unseen_cheques.join(",") } }, v.cheques_to_come ? v.unseen_cheques.map((x) => h("span.tiny.cheque", { title: t("card.cheque.label", { money: money(x) }) }, k(x))) : null),
+      h("h3", null, t("memory.everySeat")),
       h(
         "table",
         { id: "memory-seats" },
-        h("thead", null, h("tr", null, h("th", null, "Seat"), h("th", null, "Coins"), h("th", null, "Houses"), h("th", null, "Cheques"))),
+        h("thead", null, h("tr", null, h("th", null, t("memory.seat")), h("th", null, t("memory.coins")), h("th", null, t("memory.houses")), h("th", null, t("memory.cheques")))),
         h(
           "tbody",
           null,
@@ -443,14 +444,14 @@ export function showTable(ctx, tableId, opts = {}) {
     return h(
       "section.panel",
       { id: "waiting", "aria-live": "polite" },
-      h("h2", null, "Waiting for players"),
-      h("p.hint", null, `The game starts when every seat is taken. Send each friend the link to a free seat:`),
+      h("h2", null, t("waiting.title")),
+      h("p.hint", null, t("waiting.hint")),
       h(
         "div.links",
         null,
         open.map((s) => {
           const url = `${location.origin}${location.pathname}#/table/${tableId}?seat=${s.seat}`;
-          return h("div.link-row", null, h("span", null, `Seat ${s.seat + 1}`), h("input", { type: "text", readonly: true, value: url, "aria-label": `link for seat ${s.seat + 1}`, onfocus: (e) => e.target.select() }));
+          return h("div.link-row", null, h("span", null, t("seat.number", { seat: s.seat + 1 })), h("input", { type: "text", readonly: true, value: url, "aria-label": t("link.forSeat", { seat: s.seat + 1 }), onfocus: (e) => e.target.select() }));
         }),
       ),
     );
@@ -461,27 +462,27 @@ export function showTable(ctx, tableId, opts = {}) {
     return h(
       "div.end",
       { id: "end" },
-      h("div.headline", null, h("strong", null, "Game over")),
+      h("div.headline", null, h("strong", null, t("end.title"))),
       h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, sc.names.map((_, s) => seatName(sc, s)))),
       resultsTable(sc, win),
       h(
         "div.end-actions",
         null,
-        h("a.btn.primary", { href: api.recordUrl(tableId), download: `forsale-${tableId}.json`, id: "download" }, "Download record"),
-        h("a.btn", { href: `#/replay/${tableId}`, id: "replay-link" }, "Watch the replay"),
-        h("a.btn", { href: "#/" }, "New game"),
+        h("a.btn.primary", { href: api.recordUrl(tableId), download: `forsale-${tableId}.json`, id: "download" }, t("end.download")),
+        h("a.btn", { href: `#/replay/${tableId}`, id: "replay-link" }, t("end.replay")),
+        h("a.btn", { href: "#/" }, t("end.newGame")),
       ),
     );
   }
 
   // -- drawing ----------------------------------------------------------------------
   function drawTools() {
-    const status = m.status === "open" ? "connected" : m.status === "lost" || m.status === "connecting" ? "reconnecting…" : m.status;
-    const clock = h("span.clock", { id: "clock", hidden: true, "aria-label": "time left for the move" });
+    const status = m.status === "open" ? t("conn.open") : m.status === "lost" || m.status === "connecting" ? t("conn.reconnecting") : has(`conn.${m.status}`) ? t(`conn.${m.status}`) : m.status;
+    const clock = h("span.clock", { id: "clock", hidden: true, "aria-label": t("clock.label") });
     ctx.setTools(
       clock,
       h("span.conn", { id: "conn", class: `conn ${m.status === "open" ? "" : "bad"}`, dataset: { status: m.status } }, status),
-      m.watch || (m.view && m.view.phase === "over") ? null : h("button.btn.quiet", { type: "button", onclick: leave, title: "Give up your seat" }, "Leave"),
+      m.watch || (m.view && m.view.phase === "over") ? null : h("button.btn.quiet", { type: "button", onclick: leave, title: t("leave.title") }, t("leave.button")),
     );
     tick();
   }
@@ -499,15 +500,15 @@ export function showTable(ctx, tableId, opts = {}) {
     const [seat, when] = mine || entries.sort((a, b) => a[1] - b[1])[0];
     const left = Math.max(0, Math.ceil((when - Date.now()) / 1000));
     el.hidden = false;
-    const who = Number(seat) === m.seat ? "you" : names()[Number(seat)];
-    el.textContent = `${who}: ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
-    el.title = m.timeLimit ? `${m.timeLimit} s a move; then the safest move is played` : "then the safest move is played";
+    const who = Number(seat) === m.seat ? t("seat.badge.you") : names()[Number(seat)];
+    el.textContent = t("clock.text", { who, time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` });
+    el.title = m.timeLimit ? t("clock.limit", { seconds: m.timeLimit }) : t("clock.safest");
     el.classList.toggle("low", left <= 5);
   }
 
   async function leave() {
     if (!m.token) return;
-    if (m.view && m.view.phase !== "over" && !confirm("Leave this table? A bot or the clock will play your seat.")) return;
+    if (m.view && m.view.phase !== "over" && !confirm(t("leave.confirm"))) return;
     try {
       conn.send({ type: "leave" });
       await api.leave(tableId, m.token).catch(() => {});
@@ -531,7 +532,7 @@ export function showTable(ctx, tableId, opts = {}) {
   function draw() {
     if (gone) return;
     if (!m.view) {
-      root.replaceChildren(m.error ? h("p.error-box", { role: "alert" }, m.error, " ", h("a", { href: "#/" }, "Back to the lobby")) : h("p.empty", null, "Joining the table…"));
+      root.replaceChildren(m.error ? h("p.error-box", { role: "alert" }, m.error, " ", h("a", { href: "#/" }, t("nav.backToLobby"))) : h("p.empty", null, t("table.joining")));
       drawTools();
       return;
     }
@@ -541,22 +542,21 @@ export function showTable(ctx, tableId, opts = {}) {
     const logScroll = logEl ? logEl.scrollTop : 0; // someone reading back up the log stays where they are
     const sc = scene();
     const v = m.view;
-    const title = m.table && m.table.name ? m.table.name : `Table ${tableId}`;
+    const title = m.table && m.table.name ? m.table.name : t("table.name", { id: tableId });
     // A tab in the background says when it is your move.
-    document.title = legal().length ? "● Your move · For Sale" : v.phase === "over" ? "Game over · For Sale" : "For Sale";
-    ctx.setInfo(
-      `${title} · ${v.phase === "over" ? "finished" : v.phase === "auction" ? `auction ${v.round + 1}/${v.rounds}` : `sale ${v.round + 1}/${v.rounds}`}${m.watch ? " · watching" : ""}`,
-    );
+    document.title = legal().length ? t("title.yourMove") : v.phase === "over" ? t("title.over") : t("title.page");
+    const stage = v.phase === "over" ? t("info.finished") : t(`info.${v.phase}`, { round: v.round + 1, rounds: v.rounds });
+    ctx.setInfo(`${title} · ${stage}${m.watch ? ` · ${t("info.watching")}` : ""}`);
     let prompt = null;
     let actions = null;
     if (!m.watch && m.seat !== null) {
       if (v.phase === "auction") {
         const mine = legal().length > 0;
-        prompt = h("div.prompt", { class: `prompt ${mine ? "yours" : ""}`, id: "prompt", "aria-live": "polite" }, mine ? "Your turn to bid or pass." : "");
+        prompt = h("div.prompt", { class: `prompt ${mine ? "yours" : ""}`, id: "prompt", "aria-live": "polite" }, mine ? t("prompt.auction") : "");
         actions = auctionActions(sc);
       } else if (v.phase === "sale") {
         actions = saleActions(sc);
-        prompt = h("div.prompt", { class: `prompt ${v.my_commit ? "" : "yours"}`, id: "prompt", "aria-live": "polite" }, v.my_commit ? "" : "Choose a house to sell.");
+        prompt = h("div.prompt", { class: `prompt ${v.my_commit ? "" : "yours"}`, id: "prompt", "aria-live": "polite" }, v.my_commit ? "" : t("prompt.sale"));
       }
     }
     const board = h(
@@ -565,7 +565,7 @@ export function showTable(ctx, tableId, opts = {}) {
       waitingPanel(),
       seatsRow(sc),
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
-      !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, "You are watching: only public information is shown."),
+      !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, t("table.watching")),
     );
     const side = h("aside.side", null, memoryPanel(sc), logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side));
@@ -593,11 +593,15 @@ export function showTable(ctx, tableId, opts = {}) {
   document.addEventListener("keydown", onKey);
 
   draw();
+  // The page's language changed: the same table, redrawn in the new words.
+  const relabel = () => draw();
+  document.addEventListener("forsale:language", relabel);
   start();
   return () => {
     gone = true;
-    document.title = "For Sale";
+    document.title = t("title.page");
     document.removeEventListener("keydown", onKey);
+    document.removeEventListener("forsale:language", relabel);
     clearInterval(ticker);
     if (conn) conn.close();
   };
@@ -606,7 +610,7 @@ export function showTable(ctx, tableId, opts = {}) {
 /** " (8 of the 10 unseen; the others were set aside at the start)" when cards were removed unseen. */
 function aside(toCome, unseen) {
   if (unseen <= toCome) return "";
-  return toCome ? ` of these ${unseen} (${unseen - toCome} were set aside unseen)` : ` (the ${unseen} unseen were set aside)`;
+  return ` ${toCome ? t("memory.asideSome", { count: unseen, aside: unseen - toCome }) : t("memory.asideAll", { count: unseen })}`;
 }
 
 /** What passing costs now: the bid minus its refund, rounded as the view's ruleset says. */

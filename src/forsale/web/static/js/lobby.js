@@ -2,8 +2,9 @@
 // seat, open tables to join or watch, finished games to replay.
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
-import { distinctNames, h } from "./format.js";
-import { rulesPicker } from "./rulesform.js";
+import { distinctNames, h, k, money } from "./format.js";
+import { dateTime, has, joinList, language, t } from "./i18n.js";
+import { presetName, rulesPicker } from "./rulesform.js";
 
 const PREFS = "forsale.prefs";
 
@@ -27,13 +28,23 @@ function select(id, options, value) {
   );
 }
 
-const CLOCKS = [
-  ["", "No clock"],
-  ["15", "15 s a move"],
-  ["30", "30 s a move"],
-  ["60", "1 min a move"],
-  ["180", "3 min a move"],
-];
+const CLOCKS = ["", "15", "30", "60", "180"];
+
+/** The clock choices in the page's language: none, or seconds a move (whole minutes said as minutes). */
+function clockOptions() {
+  return CLOCKS.map((s) => [s, !s ? t("clock.none") : Number(s) % 60 ? t("clock.seconds", { count: Number(s) }) : t("clock.minutes", { count: Number(s) / 60 })]);
+}
+
+/** A bot in the list: its name, and what it is in words when the catalogue knows it (or in English, the server's words). */
+function botLabel(name, described) {
+  if (has(`bot.${name}`)) return t("bot.described", { name, what: t(`bot.${name}`) });
+  return described[name] && language() === "en" ? t("bot.described", { name, what: described[name] }) : name;
+}
+
+/** A listed table's rules in words: a preset's name, or "custom rules". */
+function rulesName(rules) {
+  return typeof rules === "string" && has(`rules.preset.${rules}`) ? presetName(rules) : t("rules.custom");
+}
 
 /** Whether the server refused a request for its rules: the engine's reason, or the knobs' limits. */
 function refusesRules(error) {
@@ -50,20 +61,20 @@ export function showLobby(ctx) {
   let alive = true;
   const root = h("div.lobby");
   ctx.app.replaceChildren(root);
-  ctx.setInfo("A card game of buying and selling houses, for 2 to 6 players");
+  ctx.setInfo(t("lobby.tagline"));
   const ruleDefaults = api.rulesets();
 
   // -- solo ---------------------------------------------------------------------------
-  const name = h("input", { type: "text", id: "solo-name", value: playerName(), placeholder: "You", maxlength: 40, autocomplete: "nickname" });
-  const players = select("solo-players", [2, 3, 4, 5, 6].map((n) => [n, `${n} players`]), prefs.players || 4);
+  const name = h("input", { type: "text", id: "solo-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
+  const players = select("solo-players", [2, 3, 4, 5, 6].map((n) => [n, t("lobby.players", { count: n })]), prefs.players || 4);
   const strength = select("solo-bot", [["random", "random"]], prefs.bot || "random");
   let strengthPicked = false; // a choice made before the server's bot list arrives is kept
   strength.addEventListener("change", () => (strengthPicked = true));
-  const clock = select("solo-clock", CLOCKS, prefs.clock || "");
+  const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const soloErr = h("div.error-box", { role: "alert" });
   const rules = rulesPicker("solo", players, ruleDefaults, prefs.soloRules || { preset: prefs.rules });
-  const playBtn = h("button.btn.primary", { type: "submit", id: "play-solo" }, "Play now");
+  const playBtn = h("button.btn.primary", { type: "submit", id: "play-solo" }, t("lobby.play"));
   const solo = h(
     "form.panel.form",
     {
@@ -93,7 +104,7 @@ export function showLobby(ctx) {
         }
       },
     },
-    h("h2", null, "Play against bots"),
+    h("h2", null, t("lobby.solo")),
     h("div.decor", { "aria-hidden": "true" }, [3, 17, 29].map((v, i) => {
       const c = houseCard(v, { small: true });
       c.style.setProperty("--r", `${(i - 1) * 4}deg`);
@@ -103,36 +114,36 @@ export function showLobby(ctx) {
       c.style.setProperty("--r", "5deg");
       return c;
     })()),
-    h("p.hint", null, "One click and you are at the table; the bots play the other seats."),
-    h("label", { for: "solo-name" }, "Your name", name),
-    h("div.row", null, h("label", { for: "solo-players" }, "Players", players), h("label", { for: "solo-bot" }, "Bot strength", strength)),
-    h("div.row", null, rules.label, h("label", { for: "solo-clock" }, "Clock", clock)),
+    h("p.hint", null, t("lobby.soloHint")),
+    h("label", { for: "solo-name" }, t("form.yourName"), name),
+    h("div.row", null, h("label", { for: "solo-players" }, t("lobby.playersLabel"), players), h("label", { for: "solo-bot" }, t("lobby.botStrength"), strength)),
+    h("div.row", null, rules.label, h("label", { for: "solo-clock" }, t("lobby.clock"), clock)),
     rules.fieldset,
-    h("label.check", { for: "solo-memory" }, memory, "Allow the memory aid"),
+    h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
     h("div.row", null, playBtn),
     soloErr,
   );
 
   // -- a table for friends -------------------------------------------------------------
-  const fPlayers = select("friends-players", [2, 3, 4, 5, 6].map((n) => [n, `${n} seats`]), prefs.fplayers || 4);
+  const fPlayers = select("friends-players", [2, 3, 4, 5, 6].map((n) => [n, t("lobby.seats", { count: n })]), prefs.fplayers || 4);
   const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
-  const fClock = select("friends-clock", CLOCKS, prefs.fclock || "60");
+  const fClock = select("friends-clock", clockOptions(), prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
-  const fName = h("input", { type: "text", id: "friends-table-name", placeholder: "Friday night", maxlength: 40 });
-  const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: "You", maxlength: 40, autocomplete: "nickname" });
+  const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
+  const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
   let botOptions = [["random", "random"]];
   const drawSeats = () => {
     const n = Number(fPlayers.value);
     const rows = [];
     for (let i = 0; i < n; i++) {
-      const options = i === 0 ? [["me", "You"], ["human", "A friend"]] : [["human", "A friend"], ...botOptions.map(([v, l]) => [v, `Bot: ${l}`])];
+      const options = i === 0 ? [["me", t("seat.you")], ["human", t("lobby.friend")]] : [["human", t("lobby.friend")], ...botOptions.map(([v, l]) => [v, t("lobby.botSeat", { name: l })])];
       // Redrawn for a new seat count or the bot list: each seat keeps what was chosen for it.
       const before = seatList.querySelector(`#friends-seat-${i}`);
       const kept = before && options.some(([v]) => v === before.value) ? before.value : null;
       const sel = select(`friends-seat-${i}`, options, kept ?? (i === 0 ? "me" : "human"));
-      sel.setAttribute("aria-label", `Seat ${i + 1}`);
-      rows.push(h("div.seat-row", null, h("span", null, `Seat ${i + 1}`), sel));
+      sel.setAttribute("aria-label", t("seat.number", { seat: i + 1 }));
+      rows.push(h("div.seat-row", null, h("span", null, t("seat.number", { seat: i + 1 })), sel));
     }
     seatList.replaceChildren(...rows);
   };
@@ -176,15 +187,15 @@ export function showLobby(ctx) {
         }
       },
     },
-    h("h2", null, "A table for friends"),
-    h("p.hint", null, "Create a table and send each friend the link to their seat."),
-    h("div.row", null, h("label", { for: "friends-table-name" }, "Table name", fName), h("label", { for: "friends-name" }, "Your name", fMe)),
-    h("div.row", null, h("label", { for: "friends-players" }, "Seats", fPlayers), fRules.label),
+    h("h2", null, t("lobby.friends")),
+    h("p.hint", null, t("lobby.friendsHint")),
+    h("div.row", null, h("label", { for: "friends-table-name" }, t("lobby.tableName"), fName), h("label", { for: "friends-name" }, t("form.yourName"), fMe)),
+    h("div.row", null, h("label", { for: "friends-players" }, t("lobby.seatsLabel"), fPlayers), fRules.label),
     fRules.fieldset,
     seatList,
-    h("div.row", null, h("label", { for: "friends-clock" }, "Clock", fClock)),
-    h("label.check", { for: "friends-memory" }, fMemory, "Allow the memory aid (remembering is part of the printed game)"),
-    h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, "Create the table")),
+    h("div.row", null, h("label", { for: "friends-clock" }, t("lobby.clock"), fClock)),
+    h("label.check", { for: "friends-memory" }, fMemory, t("lobby.memoryFriends")),
+    h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, t("lobby.create"))),
     fErr,
     links,
   );
@@ -195,11 +206,11 @@ export function showLobby(ctx) {
       .filter((s) => s.kind === "open")
       .map((s) => {
         const url = seatLink(id, s.seat);
-        const input = h("input", { type: "text", readonly: true, value: url, "aria-label": `link for seat ${s.seat + 1}`, dataset: { seat: s.seat } });
+        const input = h("input", { type: "text", readonly: true, value: url, "aria-label": t("link.forSeat", { seat: s.seat + 1 }), dataset: { seat: s.seat } });
         return h(
           "div.link-row",
           null,
-          h("span", null, `Seat ${s.seat + 1}`),
+          h("span", null, t("seat.number", { seat: s.seat + 1 })),
           input,
           h("button.btn", {
             type: "button",
@@ -207,25 +218,25 @@ export function showLobby(ctx) {
               input.select();
               try {
                 await navigator.clipboard.writeText(url);
-                ctx.toast("Link copied");
+                ctx.toast(t("link.copied"));
               } catch {
-                ctx.toast("Select the link and copy it");
+                ctx.toast(t("link.copyYourself"));
               }
             },
-          }, "Copy"),
+          }, t("link.copy")),
         );
       });
     const mine = seats.get(id);
     links.replaceChildren(
-      h("strong", null, "Share these links:"),
+      h("strong", null, t("link.share")),
       ...rows,
-      h("div.row", null, mine && mine.token ? h("a.btn.primary", { href: `#/table/${id}`, id: "go-to-table" }, "Go to my seat") : h("a.btn", { href: `#/watch/${id}` }, "Watch the table")),
+      h("div.row", null, mine && mine.token ? h("a.btn.primary", { href: `#/table/${id}`, id: "go-to-table" }, t("link.goToSeat")) : h("a.btn", { href: `#/watch/${id}` }, t("link.watchTable"))),
     );
   }
 
   // -- open tables and finished games ----------------------------------------------------
-  const openList = h("ul.tables", { id: "open-tables" }, h("li.empty", null, "Looking…"));
-  const doneList = h("ul.tables", { id: "finished-games" }, h("li.empty", null, "Looking…"));
+  const openList = h("ul.tables", { id: "open-tables" }, h("li.empty", null, t("lobby.looking")));
+  const doneList = h("ul.tables", { id: "finished-games" }, h("li.empty", null, t("lobby.looking")));
   const fileInput = h("input", { type: "file", id: "record-file", accept: ".json,application/json" });
   fileInput.addEventListener("change", async () => {
     const file = fileInput.files[0];
@@ -235,30 +246,30 @@ export function showLobby(ctx) {
       sessionStorage.setItem("forsale.replay", JSON.stringify(record));
       location.hash = "#/replay/file";
     } catch (e) {
-      ctx.toast(`That file is not a game record: ${e.message}`);
+      ctx.toast(t("lobby.notARecord", { reason: e.message }));
     }
   });
   const others = h(
     "section.panel",
     { id: "tables" },
-    h("h2", null, "Tables"),
-    h("p.hint", null, "Join a free seat or watch a game in progress."),
+    h("h2", null, t("lobby.tables")),
+    h("p.hint", null, t("lobby.tablesHint")),
     openList,
-    h("h2", { style: "margin-top:16px" }, "Finished games"),
+    h("h2", { style: "margin-top:16px" }, t("lobby.finished")),
     doneList,
-    h("h2", { style: "margin-top:16px" }, "Replay a record file"),
-    h("p.hint", null, "A forsale-record/1 file, from this page's download or any other program."),
-    h("label.sr-only", { for: "record-file" }, "Record file"),
+    h("h2", { style: "margin-top:16px" }, t("lobby.replayFile")),
+    h("p.hint", null, t("lobby.replayFileHint")),
+    h("label.sr-only", { for: "record-file" }, t("lobby.recordFile")),
     fileInput,
   );
 
   const howTo = h(
     "details.how",
     { id: "how-to-play" },
-    h("summary", null, h("strong", null, "How to play")),
-    h("p", null, "Two phases. ", h("strong", null, "Buying:"), " each round, as many houses as players are on offer. In turn, raise the bid or pass. Passing takes the cheapest house left and gets half your bid back; the last one in pays the whole bid for the best house."),
-    h("p", null, h("strong", null, "Selling:"), " each round, as many cheques as players. Everyone secretly picks a house to sell; the highest house takes the highest cheque, and so on."),
-    h("p", null, "Cheques plus coins left is your score. On a tie, more coins left wins. Money is in thousands: 14k = $14,000."),
+    h("summary", null, h("strong", null, t("how.title"))),
+    h("p", null, t("how.phases"), " ", h("strong", null, t("how.buying")), " ", t("how.buyingText")),
+    h("p", null, h("strong", null, t("how.selling")), " ", t("how.sellingText")),
+    h("p", null, t("how.score", { k: k(14), money: money(14) })),
   );
   others.append(howTo);
   root.append(solo, friends, others);
@@ -267,41 +278,43 @@ export function showLobby(ctx) {
     try {
       const { tables } = await api.playing();
       if (!alive) return;
-      const items = tables.map((t) => {
-        const mine = seats.get(t.id);
-        const free = t.open_seats || [];
-        const who = t.seats.map((s) => (s.kind === "open" ? "—" : s.name)).join(", ");
+      const items = tables.map((tb) => {
+        const mine = seats.get(tb.id);
+        const free = tb.open_seats || [];
+        const who = tb.seats.map((s) => (s.kind === "open" ? "—" : s.name)).join(", ");
+        const state = tb.status === "waiting" ? t("lobby.free", { count: free.length }) : t("lobby.playing");
         return h(
           "li",
-          { dataset: { table: t.id } },
-          h("span.what", null, t.name, h("small", null, `${t.players} seats · ${t.rules_text ? t.rules_text.split(":")[0] : t.rules} · ${t.status === "waiting" ? `${free.length} free` : "playing"} · ${who}`)),
-          mine && mine.token ? h("a.btn.primary", { href: `#/table/${t.id}` }, "Back to my seat") : null,
-          !(mine && mine.token) && free.length ? h("a.btn", { href: `#/table/${t.id}?seat=${free[0]}` }, "Join") : null,
-          h("a.btn.quiet", { href: `#/watch/${t.id}` }, "Watch"),
+          { dataset: { table: tb.id } },
+          h("span.what", null, tb.name, h("small", null, `${t("lobby.seats", { count: tb.players })} · ${rulesName(tb.rules)} · ${state} · ${who}`)),
+          mine && mine.token ? h("a.btn.primary", { href: `#/table/${tb.id}` }, t("lobby.backToSeat")) : null,
+          !(mine && mine.token) && free.length ? h("a.btn", { href: `#/table/${tb.id}?seat=${free[0]}` }, t("lobby.join")) : null,
+          h("a.btn.quiet", { href: `#/watch/${tb.id}` }, t("join.watch")),
         );
       });
-      openList.replaceChildren(...(items.length ? items : [h("li.empty", null, "No open tables right now.")]));
+      openList.replaceChildren(...(items.length ? items : [h("li.empty", null, t("lobby.noTables"))]));
     } catch (e) {
-      openList.replaceChildren(h("li.empty", null, `Could not list tables: ${e.message}`));
+      openList.replaceChildren(h("li.empty", null, t("lobby.tablesFailed", { reason: e.message })));
     }
     try {
       const { tables } = await api.finished(15);
       if (!alive) return;
-      const items = tables.map((t) => {
-        const names = distinctNames(t.names || []);
-        const when = t.finished_at ? new Date(t.finished_at * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" }) : "";
-        const won = (t.winners || []).map((s) => names[s] || `Seat ${s + 1}`).join(" & ");
+      const items = tables.map((tb) => {
+        const names = distinctNames(tb.names || []);
+        const when = tb.finished_at ? dateTime(tb.finished_at) : "";
+        const won = joinList((tb.winners || []).map((s) => names[s] || t("seat.number", { seat: s + 1 })));
+        const score = tb.scores ? ` (${k(Math.max(...tb.scores))})` : "";
         return h(
           "li",
-          { dataset: { table: t.id } },
-          h("span.what", null, `${t.name}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · won by ${won}${t.scores ? ` (${Math.max(...t.scores)}k)` : ""}`)),
-          h("a.btn", { href: `#/replay/${t.id}` }, "Replay"),
-          h("a.btn.quiet", { href: api.recordUrl(t.id), download: `forsale-${t.id}.json` }, "Record"),
+          { dataset: { table: tb.id } },
+          h("span.what", null, `${tb.name}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}${score}`)),
+          h("a.btn", { href: `#/replay/${tb.id}` }, t("lobby.replay")),
+          h("a.btn.quiet", { href: api.recordUrl(tb.id), download: `forsale-${tb.id}.json` }, t("lobby.record")),
         );
       });
-      doneList.replaceChildren(...(items.length ? items : [h("li.empty", null, "No finished games yet.")]));
+      doneList.replaceChildren(...(items.length ? items : [h("li.empty", null, t("lobby.noGames"))]));
     } catch (e) {
-      doneList.replaceChildren(h("li.empty", null, `Could not list games: ${e.message}`));
+      doneList.replaceChildren(h("li.empty", null, t("lobby.gamesFailed", { reason: e.message })));
     }
   }
 
@@ -311,7 +324,7 @@ export function showLobby(ctx) {
       if (!alive) return;
       const names = res.names || [];
       const described = res.bots && typeof res.bots === "object" ? res.bots : {};
-      const label = (n) => (described[n] ? `${n} — ${described[n]}` : n);
+      const label = (n) => botLabel(n, described);
       const order = ["easy", "medium", "hard"].filter((n) => names.includes(n));
       const rest = names.filter((n) => !order.includes(n));
       const list = [...order, ...rest].map((n) => [n, label(n)]);

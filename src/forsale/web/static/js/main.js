@@ -1,5 +1,7 @@
 // The page's entry point: themes, the toast, and the router between lobby,
-// table, watching and replays (all in the URL hash, so links can be shared).
+// table, watching and replays (all in the URL hash, so links can be shared),
+// and the language switch in the header.
+import { LANGUAGES, language, preferredLanguage, setLanguage, translateStatic } from "./i18n.js";
 import { showLobby } from "./lobby.js";
 import { showReplay } from "./replay.js";
 import { showTable } from "./live.js";
@@ -55,5 +57,30 @@ function route() {
   else current = showLobby(ctx);
 }
 
+/** The header's language switch: each language by its own name, the choice remembered. */
+function languageSwitch() {
+  const select = document.getElementById("lang");
+  select.replaceChildren(
+    ...Object.entries(LANGUAGES).map(([code, name]) => {
+      const option = document.createElement("option");
+      option.value = code;
+      option.lang = code;
+      option.textContent = name;
+      option.selected = code === language();
+      return option;
+    }),
+  );
+  select.addEventListener("change", async () => {
+    await setLanguage(select.value, { remember: true });
+    translateStatic();
+    // A live table redraws itself in the new words and keeps its connection; other screens are drawn again.
+    if (/^#\/?(table|watch)\//.test(location.hash)) document.dispatchEvent(new CustomEvent("forsale:language"));
+    else route();
+  });
+}
+
+await setLanguage(preferredLanguage());
+translateStatic();
+languageSwitch();
 window.addEventListener("hashchange", route);
 route();

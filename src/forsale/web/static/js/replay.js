@@ -7,19 +7,21 @@
 import { api } from "./api.js";
 import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
 import { distinctNames, h } from "./format.js";
+import { t } from "./i18n.js";
 import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
+import { presetName } from "./rulesform.js";
 import { describe } from "./story.js";
 
 export function showReplay(ctx, id) {
   const root = h("div.replay");
-  ctx.app.replaceChildren(root, h("p.empty", null, "Loading the game…"));
+  ctx.app.replaceChildren(root, h("p.empty", null, t("replay.loading")));
   let alive = true;
   let keyHandler = null;
 
   async function load() {
     if (id === "file" || !id) {
       const text = sessionStorage.getItem("forsale.replay");
-      if (!text) throw new Error("open a record file from the lobby to replay it");
+      if (!text) throw new Error(t("replay.noFile"));
       return { record: JSON.parse(text), frames: null };
     }
     return api.replay(id);
@@ -28,7 +30,7 @@ export function showReplay(ctx, id) {
   load()
     .then((data) => alive && start(data))
     .catch((e) => {
-      if (alive) ctx.app.replaceChildren(h("p.error-box", { role: "alert" }, `Cannot replay this game: ${e.message}. `, h("a", { href: "#/" }, "Back to the lobby")));
+      if (alive) ctx.app.replaceChildren(h("p.error-box", { role: "alert" }, t("replay.failed", { reason: e.message }), " ", h("a", { href: "#/" }, t("nav.backToLobby"))));
     });
 
   function start({ record, frames }) {
@@ -37,16 +39,19 @@ export function showReplay(ctx, id) {
     const total = setup.moves.length;
     const names = distinctNames(setup.names);
     const bots = record.bots || {};
-    const badges = names.map((_, s) => (bots[String(s)] ? `bot · ${bots[String(s)]}` : ""));
+    const badges = names.map((_, s) => (bots[String(s)] ? t("replay.botBadge", { name: bots[String(s)] }) : ""));
     let step = total;
     let lastShown = -1;
 
     // The step at which each round begins, for "jump to round".
-    const marks = [{ label: "A1", title: "the deal: auction round 1", step: 0 }];
+    const marks = [{ label: t("replay.mark.auction", { round: 1 }), title: t("replay.mark.deal"), step: 0 }];
     folded.events.forEach((evs, i) => {
       for (const ev of evs) {
-        if (ev.kind === "round") marks.push({ label: `${ev.phase === "auction" ? "A" : "S"}${ev.round + 1}`, title: `${ev.phase} round ${ev.round + 1}`, step: i + 1 });
-        if (ev.kind === "end") marks.push({ label: "End", step: i + 1 });
+        if (ev.kind === "round") {
+          const round = ev.round + 1;
+          marks.push({ label: t(`replay.mark.${ev.phase}`, { round }), title: t(`replay.mark.${ev.phase}Title`, { round }), step: i + 1 });
+        }
+        if (ev.kind === "end") marks.push({ label: t("replay.mark.end"), step: i + 1 });
       }
     });
 
@@ -76,33 +81,34 @@ export function showReplay(ctx, id) {
       };
     }
 
-    const slider = h("input", { type: "range", min: 0, max: total, value: step, id: "replay-slider", "aria-label": "move" });
+    const slider = h("input", { type: "range", min: 0, max: total, value: step, id: "replay-slider", "aria-label": t("replay.slider") });
     slider.addEventListener("input", () => go(Number(slider.value)));
     const counter = h("span", { id: "replay-step", "aria-live": "polite" });
     const btn = (label, title, fn, id) => h("button.btn", { type: "button", title, "aria-label": title, onclick: fn, id }, label);
     const controls = h(
       "div.replay-controls.panel",
       null,
-      btn("◀◀", "the start (Home)", () => go(0), "replay-start"),
-      btn("◀", "one move back (left arrow)", () => go(step - 1), "replay-back"),
-      btn("▶", "one move forward (right arrow)", () => go(step + 1), "replay-forward"),
-      btn("▶▶", "the end (End)", () => go(total), "replay-end"),
+      btn("◀◀", t("replay.start"), () => go(0), "replay-start"),
+      btn("◀", t("replay.back"), () => go(step - 1), "replay-back"),
+      btn("▶", t("replay.forward"), () => go(step + 1), "replay-forward"),
+      btn("▶▶", t("replay.end"), () => go(total), "replay-end"),
       slider,
       counter,
     );
-    const roundsNav = h("nav.rounds-nav", { "aria-label": "jump to a round", id: "replay-rounds" });
+    const roundsNav = h("nav.rounds-nav", { "aria-label": t("replay.jump"), id: "replay-rounds" });
     const stage = h("div.board", { id: "replay-stage" });
     const caption = h("p.caption.panel", { id: "replay-caption", "aria-live": "polite" });
-    const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, "Download record") : null;
+    const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, t("end.download")) : null;
     root.replaceChildren(
-      h("div.panel", null, h("h2", null, `Replay: ${names.join(", ")}`), h("div.end-actions", { style: "justify-content:flex-start" }, record_link, h("a.btn.quiet", { href: "#/" }, "Lobby"))),
+      h("div.panel", null, h("h2", null, t("replay.title", { names: names.join(", ") })), h("div.end-actions", { style: "justify-content:flex-start" }, record_link, h("a.btn.quiet", { href: "#/" }, t("replay.lobby")))),
       controls,
       roundsNav,
       caption,
       stage,
     );
     ctx.app.replaceChildren(root);
-    ctx.setInfo(`Replay · ${typeof record.rules === "string" ? record.rules : "custom rules"} · ${total} moves`);
+    const rules = typeof record.rules === "string" ? presetName(record.rules) : t("rules.custom");
+    ctx.setInfo(t("replay.info", { rules, count: total }));
 
     function go(i) {
       step = Math.max(0, Math.min(total, i));
@@ -117,7 +123,7 @@ export function showReplay(ctx, id) {
       sc.replay = true; // a sale round is shown whole: no "still choosing" between its moves
       lastShown = step;
       slider.value = step;
-      counter.textContent = `move ${step} of ${total}`;
+      counter.textContent = t("replay.step", { step, total });
       const evs = step === 0 ? folded.opening : folded.events[step - 1];
       caption.textContent = evs.map((ev) => describe(ev, (s) => names[s], st.rounds).text).join(" ");
       let extra = null;
@@ -136,8 +142,8 @@ export function showReplay(ctx, id) {
         ),
       );
       for (const b of controls.querySelectorAll("button")) {
-        const t = b.id;
-        b.disabled = (step === 0 && (t === "replay-start" || t === "replay-back")) || (step === total && (t === "replay-end" || t === "replay-forward"));
+        const which = b.id;
+        b.disabled = (step === 0 && (which === "replay-start" || which === "replay-back")) || (step === total && (which === "replay-end" || which === "replay-forward"));
       }
     }
 

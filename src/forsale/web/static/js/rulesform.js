@@ -3,14 +3,16 @@
 // the server asks the engine, and a refusal's reason is shown here, next to
 // the knobs, linked to them with aria-describedby.
 import { h } from "./format.js";
+import { t } from "./i18n.js";
 
-const PRESETS = [
-  ["official", "Official (modern printings)"],
-  ["first-edition", "First edition (1997: more coins)"],
-  ["refund-up", "Official, refunds rounded up"],
-];
-const TWO_PLAYER = [["two-player", "Two-player variant (unofficial)"]];
-const CUSTOM = ["custom", "Custom rules…"];
+const PRESETS = ["official", "first-edition", "refund-up"];
+const TWO_PLAYER = ["two-player"];
+const CUSTOM = "custom";
+
+/** A preset's name in the page's language (also the lobby's list of tables uses it). */
+export function presetName(preset) {
+  return t(`rules.preset.${preset}`);
+}
 
 /**
  * A rules picker for a form whose player count is the select `players`.
@@ -30,17 +32,17 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
   const refund = h(
     "select",
     { id: `${prefix}-refund`, "aria-describedby": described },
-    h("option", { value: "down" }, "half the bid, rounded down"),
-    h("option", { value: "up" }, "half the bid, rounded up"),
+    h("option", { value: "down" }, t("rules.refund.down")),
+    h("option", { value: "up" }, t("rules.refund.up")),
   );
   const error = h("p.error-box", { id: errorId, role: "alert" });
   const fieldset = h(
     "fieldset.custom-rules",
     { id: `${prefix}-custom` },
-    h("legend", null, "Custom rules"),
-    h("div.row", null, h("label", { for: coins.id }, "Starting coins", coins), h("label", { for: removed.id }, "Cards removed", removed)),
-    h("label", { for: refund.id }, "A pass gets back", refund),
-    h("p.hint", { id: hintId }, "Coins in thousands; cards removed from each deck of 30, unseen. Rules that cannot be dealt are refused, with the reason."),
+    h("legend", null, t("rules.custom")),
+    h("div.row", null, h("label", { for: coins.id }, t("rules.coins"), coins), h("label", { for: removed.id }, t("rules.removed"), removed)),
+    h("label", { for: refund.id }, t("rules.refund"), refund),
+    h("p.hint", { id: hintId }, t("rules.hint")),
     error,
   );
   let touched = !!saved.knobs; // the knobs hold the person's own choice: a new player count keeps them
@@ -57,8 +59,8 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
     const n = Number(players.value);
     const wanted = select.value || saved.preset || "official";
     const list = [...(n === 2 ? TWO_PLAYER : PRESETS), CUSTOM];
-    const value = list.some(([v]) => v === wanted) ? wanted : list[0][0];
-    select.replaceChildren(...list.map(([v, label]) => h("option", { value: v, selected: v === value }, label)));
+    const value = list.includes(wanted) ? wanted : list[0];
+    select.replaceChildren(...list.map((v) => h("option", { value: v, selected: v === value }, presetName(v))));
     select.value = value;
     if (!touched && known) fill(known[n]);
     show();
@@ -94,7 +96,7 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
   options();
 
   return {
-    label: h("label", { for: select.id }, "Rules", select),
+    label: h("label", { for: select.id }, t("rules.label"), select),
     fieldset,
     /** The request's `rules` value: a preset name or the knobs. */
     spec() {

@@ -1,48 +1,37 @@
-// The readable log: the fold's events in words.
-import { money } from "./format.js";
+// The readable log: the fold's events in words, in the page's language.
+import { k, money } from "./format.js";
+import { t } from "./i18n.js";
 
 function cards(list) {
   return list.join(" · ");
 }
 
-/** One line of text per event; `name(seat)` gives "You" or a seat's name. */
+/** One line of text per event; `name(seat)` gives "You" (`seat.you`) or a seat's name. */
 export function describe(ev, name, rounds) {
+  // The page's own seat takes its own grammar ("You pass" / "Ann passes"): a message per person.
+  const line = (cls, key, seat, params = {}) => {
+    const who = name(seat);
+    return { cls, text: t(`${key}.${who === t("seat.you") ? "you" : "other"}`, { name: who, ...params }) };
+  };
   switch (ev.kind) {
     case "round":
-      if (ev.phase === "auction") {
-        const who = name(ev.first);
-        return { cls: "round", text: `Auction ${ev.round + 1} of ${rounds}: houses ${cards(ev.table)} for sale; ${who} ${who === "You" ? "open" : "opens"}.` };
-      }
-      return { cls: "round", text: `Sale ${ev.round + 1} of ${rounds}: cheques ${cards(ev.table.map(money))} on the table.` };
+      if (ev.phase === "auction") return line("round", "log.auction", ev.first, { round: ev.round + 1, rounds, houses: cards(ev.table) });
+      return { cls: "round", text: t("log.sale", { round: ev.round + 1, rounds, cheques: cards(ev.table.map(money)) }) };
     case "bid":
-      return { cls: "bid", text: `${name(ev.seat)} bid${name(ev.seat) === "You" ? "" : "s"} ${ev.amount}k.` };
-    case "pass": {
-      const who = name(ev.seat);
-      const verb = who === "You" ? "pass" : "passes";
-      if (!ev.bid) return { cls: "pass", text: `${who} ${verb} and take${who === "You" ? "" : "s"} house ${ev.house} for nothing.` };
-      const back = ev.bid - ev.paid;
-      return {
-        cls: "pass",
-        text: `${who} ${verb} and take${who === "You" ? "" : "s"} house ${ev.house}: bid ${ev.bid}k, ${back}k back, paid ${ev.paid}k.`,
-      };
-    }
-    case "take": {
-      const who = name(ev.seat);
-      if (!ev.paid) {
-        return { cls: "take", text: `${who} ${who === "You" ? "are" : "is"} the last one in: take${who === "You" ? "" : "s"} house ${ev.house} for nothing.` };
-      }
-      return {
-        cls: "take",
-        text: `${who} ${who === "You" ? "are" : "is"} the last bidder: pay${who === "You" ? "" : "s"} ${ev.paid}k for house ${ev.house}.`,
-      };
-    }
+      return line("bid", "log.bid", ev.seat, { amount: k(ev.amount) });
+    case "pass":
+      if (!ev.bid) return line("pass", "log.passFree", ev.seat, { house: ev.house });
+      return line("pass", "log.pass", ev.seat, { house: ev.house, bid: k(ev.bid), back: k(ev.bid - ev.paid), paid: k(ev.paid) });
+    case "take":
+      if (!ev.paid) return line("take", "log.takeFree", ev.seat, { house: ev.house });
+      return line("take", "log.take", ev.seat, { house: ev.house, paid: k(ev.paid) });
     case "sale":
       return {
         cls: "sale",
-        text: ev.sales.map((s) => `${name(s.seat)} sold ${s.house} for ${money(s.cheque)}`).join("; ") + ".",
+        text: t("log.sales", { sales: ev.sales.map((s) => line("sale", "log.sold", s.seat, { house: s.house, money: money(s.cheque) }).text).join("; ") }),
       };
     case "end":
-      return { cls: "end", text: `Game over. ${ev.scores.map((sc, s) => `${name(s)} ${sc}k`).join(", ")}.` };
+      return { cls: "end", text: t("log.end", { scores: ev.scores.map((sc, s) => t("log.score", { name: name(s), score: k(sc) })).join(", ") }) };
     default:
       return { cls: "", text: JSON.stringify(ev) };
   }
