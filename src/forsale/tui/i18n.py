@@ -113,6 +113,11 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _translation.ngettext(singular, plural, n)
 
 
+def pgettext(context: str, message: str) -> str:
+    """``message`` in the language in use, where ``context`` tells translators which sense of a word is meant."""
+    return _translation.pgettext(context, message)
+
+
 def number(value: int) -> str:
     """A whole number with the language's thousands separator: ``14,000``, ``14.000``, ``14 000``."""
     return f"{value:,}".replace(",", MONEY[_language][1])

@@ -21,7 +21,7 @@ from .. import refusals
 from ..actions import PASS, SELLS, Action, Bid, Sell, bid
 from ..rules import Ruleset
 from ..view import View
-from .i18n import MONEY, _, language, money, ngettext
+from .i18n import MONEY, _, language, money, ngettext, pgettext
 
 __all__ = [
     "BadAnswer", "LogEntry", "bid_choices", "by", "describe", "explain", "join_and", "money", "parse_bid",
@@ -329,7 +329,7 @@ def _amount(text: str) -> int | None:
     The language's own way of writing money (``4.000``, ``4 000 $``) is read too.
     """
     t = text.strip().lower()
-    for word in ("bid", _("bid").lower()):
+    for word in ("bid", pgettext("the verb typed before an amount", "bid").lower()):
         t = t.removeprefix(word).strip()
     for mark in (",", "$", "_", " ", "\u00a0", "\u202f", MONEY[language()][1]):
         t = t.replace(mark, "")
