@@ -151,7 +151,7 @@ def test_text_in_french(speak) -> None:
     game.push(game.current_seat, PASS)
     names = ["Vous", "Ann", "Bob", "Cy"]
     log = [e.text for e in public_log(view(game, 0), names)]
-    assert log[0].startswith("Tour d'enchères 1 : les Maisons ")
+    assert log[0].startswith("Enchères, manche 1 : les Maisons ")
     assert log[1] == ("Vous enchérissez 3\u202f000\u00a0$." if first == 0 else f"{names[first]} enchérit 3\u202f000\u00a0$.")
     assert log[2].endswith("pour rien.")
 
@@ -325,8 +325,8 @@ def test_a_whole_game_in_french_shows_no_english(tmp_path: Path, forsale_env: di
     assert child.exitstatus == 0
     out = child.logfile_read.getvalue()
     for french in (
-        "Vous êtes Vous", "Tour d'enchères 1 sur 8", "Maisons à vendre : ", "n'est pas une enchère",
-        "vous avez 18 pièces ; enchérir", "Vente : tapez le numéro", "Tour de vente 8 sur 8",
+        "Vous êtes Vous", "Enchères, manche 1 sur 8", "Maisons à vendre : ", "n'est pas une enchère",
+        "vous avez 18 pièces ; enchérir", "Vente : tapez le numéro", "Vente, manche 8 sur 8",
         "n'est pas un numéro de Maison", "cette Maison n'existe pas", "Chèques proposés : ", "Scores finaux",
         "\u202f000\u00a0$",
     ):  # fmt: skip
@@ -350,7 +350,7 @@ def test_a_german_locale_speaks_german(forsale_env: dict[str, str]) -> None:
     child.sendline("q")
     child.expect(pexpect.EOF)
     child.close()
-    assert "Spiel abgebrochen (du hast das Spiel verlassen) in Versteigerungsrunde 1." in child.before
+    assert "Spiel abgebrochen (du hast das Spiel verlassen) in Versteigerung 1." in child.before
     assert child.exitstatus == 0
 
 
@@ -378,9 +378,9 @@ def test_show_in_dutch(tmp_path: Path, forsale_env: dict[str, str]) -> None:
     child = run_in(forsale_env, "show", str(path), LC_ALL="nl_NL.UTF-8", LANG="fr_FR.UTF-8")
     child.expect("Spelers: Ann \\(plaats 0\\), Bob \\(plaats 1\\), Cy \\(plaats 2\\)")
     for r in range(1, 9):
-        child.expect(f"Veilingronde {r}: de huizen")
+        child.expect(f"Veiling {r}: de huizen")
     for r in range(1, 9):
-        child.expect(f"Verkoopronde {r}: de cheques")
+        child.expect(f"Verkoop {r}: de cheques")
     child.expect("Eindstand")
     child.expect(r"(wint met \$\u00a0[\d.]+|staan gelijk op)")
     child.expect(pexpect.EOF)
