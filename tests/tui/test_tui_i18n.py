@@ -22,6 +22,8 @@ from babel import Locale
 from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forsale import PASS, Bid, Sell, bid, new_game, refusals, view
 from forsale.rules import Ruleset
@@ -168,6 +170,17 @@ def auction_view(high: int = 3, coins: int = 7):
 def test_bids_written_the_language_s_way_are_understood(code: str, answer: str, amount: int, speak) -> None:
     speak(code)
     assert parse_bid(answer, auction_view()) == bid(amount)
+
+
+@given(code=st.sampled_from(list(i18n.LANGUAGES)), amount=st.integers(1, 18), shown=st.sampled_from(["money", "short"]))
+def test_an_amount_typed_as_the_game_shows_it_is_that_bid(code: str, amount: int, shown: str) -> None:
+    """Whatever the language, typing back an amount exactly as the table shows it bids that amount."""
+    i18n.use(code)
+    try:
+        text = i18n.money(amount) if shown == "money" else short(amount)
+        assert parse_bid(text, auction_view(high=0, coins=18)) == bid(amount)
+    finally:
+        i18n.use("en")
 
 
 def test_the_language_s_own_word_passes(speak) -> None:

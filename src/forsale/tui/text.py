@@ -25,7 +25,7 @@ from .i18n import MONEY, _, language, money, ngettext, pgettext
 
 __all__ = [
     "BadAnswer", "LogEntry", "bid_choices", "by", "describe", "explain", "join_and", "money", "parse_bid",
-    "parse_sale", "public_log", "short", "standings", "verdict", "you",
+    "parse_sale", "public_log", "short", "standings", "translate_choices", "verdict", "you",
 ]  # fmt: skip
 
 
