@@ -36,6 +36,8 @@ PLURAL_FORMS = {
 }
 # The starting 14 coins of a 6-player game as each locale writes money (spaces normalised).
 FOURTEEN = {"fr": "14 000 $", "nl": "$ 14.000", "it": "14.000 $", "de": "14.000 $"}
+# A short date as each locale writes it (Intl.DateTimeFormat, dateStyle "short").
+SHORT_DATES = {"fr": r"\d\d/\d\d/\d{4}", "nl": r"\d\d-\d\d-\d{4}", "it": r"\d\d/\d\d/\d\d", "de": r"\d\d\.\d\d\.\d\d"}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
@@ -142,7 +144,9 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     expect(page.locator("#lang")).to_have_value(code)
     page.wait_for_selector("#solo-bot option[value=hard]", state="attached")  # the server's bot list arrived
     looking = catalogue(code)["lobby.looking"]
-    page.wait_for_function("t => [...document.querySelectorAll('.tables .empty')].every(e => e.textContent !== t)", arg=looking)
+    page.wait_for_function(
+        "t => [...document.querySelectorAll('.tables .empty')].every(e => e.textContent !== t)", arg=looking
+    )
     page.click("#how-to-play summary")
     expect(page.locator("#how-to-play p").first).to_be_visible()
     assert_no_english(page, code, "lobby")
@@ -169,7 +173,9 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     assert sale_seen
     page.wait_for_selector("#end")
     reveal_settled(page)
-    expect(page.locator(".log li.end")).to_have_text(re.compile("^" + re.escape(catalogue(code)["log.end"].split("{")[0])))
+    expect(page.locator(".log li.end")).to_have_text(
+        re.compile("^" + re.escape(catalogue(code)["log.end"].split("{")[0]))
+    )
     assert_no_english(page, code, "game over")
     shoot(page, f"end-{code}")
 
@@ -185,8 +191,7 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     page.goto("/")
     listed = page.locator(f"#finished-games li[data-table='{table_id}']")
     expect(listed).to_be_visible()
-    date = {"fr": r"\d\d/\d\d/\d{4}", "nl": r"\d\d-\d\d-\d{4}", "it": r"\d\d/\d\d/\d\d", "de": r"\d\d\.\d\d\.\d\d"}[code]
-    expect(listed.locator(".what")).to_contain_text(re.compile(date))
+    expect(listed.locator(".what")).to_contain_text(re.compile(SHORT_DATES[code]))
     assert_no_english(page, code, "lobby after the game")
 
 
@@ -195,7 +200,13 @@ def test_the_header_switch_changes_the_language_and_is_remembered(new_page):
     page.goto("/")
     expect(page.locator("#solo h2")).to_have_text("Play against bots")
     names = page.eval_on_selector_all("#lang option", "els => els.map(e => [e.value, e.textContent, e.lang])")
-    assert names == [["en", "English", "en"], ["fr", "Français", "fr"], ["nl", "Nederlands", "nl"], ["it", "Italiano", "it"], ["de", "Deutsch", "de"]]
+    assert names == [
+        ["en", "English", "en"],
+        ["fr", "Français", "fr"],
+        ["nl", "Nederlands", "nl"],
+        ["it", "Italiano", "it"],
+        ["de", "Deutsch", "de"],
+    ]
     assert page.get_by_label("Language").count() == 1  # the switch has an accessible name
     page.evaluate("() => { window.notReloaded = true; }")
     page.select_option("#lang", "de")
