@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -169,9 +170,26 @@ def describe_validation(error: ValidationError) -> str:
 
 
 # -- REST bodies ---------------------------------------------------------------
+def _integral(value: Any) -> Any:
+    """``4.0`` as ``4``: a float with no fractional part; anything else is left for the strict check to judge."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+# The integers of REST bodies, as the OpenAPI schema's ``integer`` means them: JSON Schema counts ``4.0`` as the
+# integer 4 (and a JavaScript client cannot tell them apart), so a body must accept what the published schema
+# accepts; ``4.5``, ``"4"`` and ``true`` are still refused. WebSocket messages have no schema and stay stricter.
+# (The bounds stand before the validator so that the schema shows them as ``minimum``/``maximum``.)
+Coins = Annotated[StrictInt, Field(ge=0, le=1000), BeforeValidator(_integral)]
+Removed = Annotated[StrictInt, Field(ge=0, le=29), BeforeValidator(_integral)]
+Players = Annotated[StrictInt, Field(ge=2, le=6), BeforeValidator(_integral)]
+SeatNumber = Annotated[StrictInt, Field(ge=0, le=5), BeforeValidator(_integral)]
+
+
 class Knobs(_Strict):
-    starting_coins: Annotated[StrictInt, Field(ge=0, le=1000)]
-    removed: Annotated[StrictInt, Field(ge=0, le=29)]
+    starting_coins: Coins
+    removed: Removed
     refund: Literal["down", "up"] = "down"
 
 
@@ -185,7 +203,7 @@ class CreateTable(_Strict):
     """``seats[i]``: ``"human"`` (or null) for a seat people join, else a bot spec such as ``"medium"``."""
 
     name: Name | None = None
-    players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
+    players: Players = 4
     rules: RulesSpec = None
     seats: list[BotSpec | None] | None = None
     time_limit: TimeLimit = None
@@ -196,7 +214,7 @@ class CreateTable(_Strict):
 
 
 class Solo(_Strict):
-    players: Annotated[StrictInt, Field(ge=2, le=6)] = 4
+    players: Players = 4
     bot: BotSpec | None = None
     bots: list[BotSpec] | None = None
     rules: RulesSpec = None
@@ -206,7 +224,7 @@ class Solo(_Strict):
 
 
 class Join(_Strict):
-    seat: Annotated[StrictInt, Field(ge=0, le=5)] | None = None
+    seat: SeatNumber | None = None
     name: Name | None = None
 
 
