@@ -79,7 +79,13 @@ function languageSwitch() {
   });
 }
 
-await setLanguage(preferredLanguage());
+try {
+  await setLanguage(preferredLanguage());
+} catch (error) {
+  // A catalogue that cannot be fetched must not leave the page blank: English is the source language.
+  console.warn(`forsale i18n: ${error.message}; using English`);
+  await setLanguage("en");
+}
 translateStatic();
 languageSwitch();
 window.addEventListener("hashchange", route);
