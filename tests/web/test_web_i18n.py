@@ -256,3 +256,35 @@ def test_the_english_check_finds_english(new_page):
     with pytest.raises(AssertionError, match="Play against bots"):
         assert_no_english(page, "fr", "English lobby")
     assert len(english_fragments("fr")) > 150
+
+
+@pytest.mark.parametrize("code", ["fr", "de"])
+def test_a_table_for_friends_shows_no_english(code, new_page):
+    """The screens a solo game never shows: the share links, the waiting table, a seat taken, the join form."""
+    ann = new_page(locale=LOCALES[code])
+    ann.goto("/")
+    ann.fill("#friends-name", "Ann")
+    ann.select_option("#friends-players", "3")
+    ann.select_option("#friends-seat-2", "random")
+    ann.click("#create-table")
+    link = ann.locator("#share-links input[data-seat='1']")
+    url = link.input_value()
+    assert_no_english(ann, code, "share links")
+    ann.click("#go-to-table")
+    ann.wait_for_selector("#waiting")
+    assert_no_english(ann, code, "waiting for players")
+
+    bob = new_page(locale=LOCALES[code])
+    bob.goto(url)
+    bob.wait_for_selector("#join-name")
+    assert_no_english(bob, code, "join form")
+    bob.fill("#join-name", "Bob")
+    bob.click("form button[type=submit]")
+    bob.wait_for_selector(".game[data-phase=auction]")
+    assert_no_english(bob, code, "table for friends")
+
+    cy = new_page(locale=LOCALES[code])
+    cy.goto(url)
+    cy.wait_for_selector("#seat-taken")
+    expect(cy.locator("#seat-taken h2")).to_have_text(catalogue(code)["join.taken"].replace("{seat}", "2"))
+    assert_no_english(cy, code, "seat taken")
