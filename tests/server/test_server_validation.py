@@ -117,3 +117,17 @@ def test_rest_numbers_are_numbers_booleans_are_booleans_strings_are_text(client:
     for body in ('{"creator_token": "\\udc00"}', '{"creator_token": "x", "memory_aid": 0}'):
         assert raw_post(client, f"/api/tables/{table_id}/settings", body).status_code == 400, body
     assert client.get(f"/api/tables/{table_id}").json()["table"]["open_seats"] == [0, 2]
+
+
+def test_a_refused_rules_object_is_explained_in_the_fields_own_names(client: TestClient) -> None:
+    """Only the form of ``rules`` the body used is judged, and the message names fields, not validator internals."""
+    for rules, expected in (
+        ({"starting_coins": 5000, "removed": 2}, "rules.starting_coins: Input should be less than or equal to 1000"),
+        ({"starting_coins": 18, "removed": 30}, "rules.removed: Input should be less than or equal to 29"),
+        ({"starting_coins": 18, "removed": 2, "extra": 1}, "rules.extra: Extra inputs are not permitted"),
+        (5, "rules: Input should be a valid string"),
+    ):
+        for path in ("/api/tables", "/api/solo"):
+            refused = client.post(path, json={"players": 4, "rules": rules})
+            assert refused.status_code == 400, refused.text
+            assert refused.json()["error"] == {"code": "bad_request", "message": expected}

@@ -16,11 +16,13 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Discriminator,
     Field,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
+    Tag,
     TypeAdapter,
     ValidationError,
 )
@@ -160,11 +162,16 @@ def parse_client_message(data: Any) -> Hello | Act | Ping | Leave:
         raise ValueError(describe_validation(error)) from None
 
 
+_FORMS = ("knobs", "preset")
+
+
 def describe_validation(error: ValidationError) -> str:
     """``action.bid: Input should be a valid integer`` - one line per problem, no input echoed back."""
     parts = []
     for problem in error.errors(include_url=False, include_input=False)[:5]:
-        where = ".".join(str(p) for p in problem["loc"] if not str(p).endswith("Action")) or "message"
+        # Leave out the names of union members (BidAction, the rules' "knobs"/"preset" forms): they are not fields.
+        where = ".".join(str(p) for p in problem["loc"] if not str(p).endswith("Action") and p not in _FORMS)
+        where = where or "message"
         parts.append(f"{where}: {problem['msg']}")
     return "; ".join(parts)
 
@@ -193,7 +200,19 @@ class Knobs(_Strict):
     refund: Literal["down", "up"] = "down"
 
 
-RulesSpec = Annotated[Text, Field(max_length=40)] | Knobs | None
+def _rules_kind(value: Any) -> str:
+    """Which form of ``rules`` a body uses, so that only that form's problems are reported (not both forms')."""
+    return "knobs" if isinstance(value, dict | Knobs) else "preset"
+
+
+RulesSpec = (
+    Annotated[
+        Annotated[Annotated[Text, Field(max_length=40)], Tag("preset")] | Annotated[Knobs, Tag("knobs")],
+        Discriminator(_rules_kind),
+    ]
+    | None
+)
+"""A preset's name, or the knobs as an object."""
 BotSpec = Annotated[Text, Field(min_length=1, max_length=100)]
 TimeLimit = Annotated[StrictFloat, Field(ge=1, le=3600, allow_inf_nan=False)] | None
 """Seconds per move: a JSON number (an integer is fine), never a string, a boolean, NaN or Infinity."""
