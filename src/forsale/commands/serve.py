@@ -36,7 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected seat keeps its turn (default 60)")
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds a bot waits before acting (default 0.6)")
-    p.add_argument("--bot-workers", type=int, default=1, help="worker processes for searching bots (default 1)")
+    p.add_argument(
+        "--bot-workers",
+        type=int,
+        default=2,
+        help="worker processes for searching bots (default 2: with two, no one table can keep another's bots waiting)",
+    )
     p.add_argument(
         "--max-bot-time",
         type=seconds,
