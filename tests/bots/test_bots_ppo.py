@@ -101,7 +101,7 @@ def test_beats_three_value_bots_on_duplicate_deals() -> None:
 
     results = run_tournament(["ppo", "value", "value", "value"], games=80, seed=11)
     share = sum(r.shares[r.bots.index("ppo")] for r in results) / len(results)
-    assert share > 0.3
+    assert share > 0.8  # it wins about 96% (docs/ppo.md); the fair share is 25%
 
 
 def test_without_numpy_it_is_left_out_and_refused_clearly() -> None:
