@@ -49,6 +49,7 @@ IMPORT_NAMES = {
     "psycopg": "psycopg",
     "pydantic": "pydantic",
     "orjson": "orjson",
+    "argon2-cffi": "argon2",
     "gymnasium": "gymnasium",
     "pettingzoo": "pettingzoo",
     "open_spiel": "pyspiel",

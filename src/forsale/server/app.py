@@ -35,13 +35,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from . import collector
+from . import sessions as session_store
+from .accounts import Account, Accounts, check_owner, link_seat
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .lobby import Lobby, Options
 from .messages import (
     MAX_MESSAGE_BYTES,
+    ChangePassword,
     CreateTable,
+    Credentials,
     Join,
+    NoFields,
     Settings,
     Solo,
     TokenBody,
@@ -163,14 +168,15 @@ class ErrorEnvelope(BaseModel):
 
 
 ERROR_STATUSES = {
-    400: "malformed: not JSON, wrong types, unknown keys, or unknown rules, bots or seats",
-    403: "a token that holds no seat here, or not the creator's",
+    400: "malformed: not JSON, wrong types, unknown keys, or unknown rules, bots, seats, names or passwords",
+    401: "not signed in, or no account has that name and password",
+    403: "a token that holds no seat here, or not the creator's; another account's seat; a signed-in request from another origin",
     404: "no such table, seat or endpoint",
     409: "not now: the seat is taken, the table full, the game over or still running",
     413: "a body over 64 KiB",
-    429: "too many requests from this address",
+    429: "too many requests from this address, or too many wrong passwords (see Retry-After)",
 }
-BODY_MODELS: tuple[type[BaseModel], ...] = (CreateTable, Solo, Join, TokenBody, Settings)
+BODY_MODELS: tuple[type[BaseModel], ...] = (CreateTable, Solo, Join, TokenBody, Settings, Credentials, ChangePassword, NoFields)
 
 
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -240,6 +246,7 @@ def create_app(
         runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules), max_bot_time)
         lobby = Lobby(storage, runner, options)
         app.state.storage, app.state.lobby = storage, lobby
+        app.state.accounts = Accounts(storage)
         await lobby.start()
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
         try:
@@ -262,6 +269,12 @@ def create_app(
 
     def lobby_of(request: Request) -> Lobby:
         return request.app.state.lobby
+
+    def accounts_of(request: Request) -> Accounts:
+        return request.app.state.accounts
+
+    def address(request: Request) -> str:
+        return request.client.host if request.client else "?"
 
     async def body_of(request: Request, model: type[M]) -> M:
         try:
@@ -300,7 +313,9 @@ def create_app(
     async def _refused(request: Request, exc: Refused) -> JSONResponse:
         if exc.code in BAD_INPUT:
             bad_input.note(exc.code, f"{where(request.scope)}: {exc}")
-        return rest_error(exc.code, str(exc), exc.status)
+        response = rest_error(exc.code, str(exc), exc.status)
+        response.headers.update(exc.headers or {})
+        return response
 
     bad_input = BadInputLog(log)
     app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst, bad_input=bad_input)
@@ -349,11 +364,25 @@ def create_app(
 
     @app.post("/api/tables", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(CreateTable))
     async def create_table(request: Request) -> dict[str, Any]:
-        return await lobby_of(request).create(await body_of(request, CreateTable))
+        account = await accounts_of(request).current(request, changing=True)
+        body = await body_of(request, CreateTable)
+        if account is not None and body.player_name is None:
+            body = body.model_copy(update={"player_name": account["name"]})
+        out = await lobby_of(request).create(body)
+        if account is not None and "seat" in out:
+            await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+        return out
 
     @app.post("/api/solo", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(Solo))
     async def solo(request: Request) -> dict[str, Any]:
-        return await lobby_of(request).solo(await body_of(request, Solo))
+        account = await accounts_of(request).current(request, changing=True)
+        body = await body_of(request, Solo)
+        if account is not None and body.player_name is None:
+            body = body.model_copy(update={"player_name": account["name"]})
+        out = await lobby_of(request).solo(body)
+        if account is not None:
+            await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+        return out
 
     @app.get("/api/tables/{table_id}", responses=errors(404))
     async def get_table(request: Request, table_id: str) -> dict[str, Any]:
@@ -362,10 +391,29 @@ def create_app(
 
     @app.post("/api/tables/{table_id}/join", responses=errors(400, 404, 409, 413, 429), openapi_extra=body(Join))
     async def join(request: Request, table_id: str) -> dict[str, Any]:
+        account = await accounts_of(request).current(request, changing=True)
         body = await body_of(request, Join)
         table = await table_of(request, table_id)
-        seat, token = await table.join(body.seat, body.name)
+        seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
+        if account is not None:
+            await link_seat(table, seat, account)
         return {"table": table.info(), "seat": seat, "token": token}
+
+    @app.post(
+        "/api/tables/{table_id}/claim",
+        responses=errors(400, 401, 403, 404, 413, 429),
+        openapi_extra=body(TokenBody, required=True),
+    )
+    async def claim(request: Request, table_id: str) -> dict[str, Any]:
+        """Link the seat a (guest's) token holds to the signed-in account."""
+        account = await accounts_of(request).required(request, changing=True)
+        body = await body_of(request, TokenBody)
+        table = await table_of(request, table_id)
+        seat = table.seat_for_token(body.token)
+        if seat is None:
+            raise Refused("bad_token", "this token holds no seat at this table", 403)
+        await link_seat(table, seat, account)
+        return {"table": table.info(), "seat": seat}
 
     @app.post(
         "/api/tables/{table_id}/leave",
@@ -373,11 +421,13 @@ def create_app(
         openapi_extra=body(TokenBody, required=True),
     )
     async def leave(request: Request, table_id: str) -> dict[str, Any]:
+        account = await accounts_of(request).current(request, changing=True)
         body = await body_of(request, TokenBody)
         table = await table_of(request, table_id)
         seat = table.seat_for_token(body.token)
         if seat is None:
             raise Refused("bad_token", "this token holds no seat at this table", 403)
+        check_owner(account, table.seats[seat])
         await table.leave(seat)
         return {"table": table.info()}
 
@@ -404,6 +454,7 @@ def create_app(
             seat = table.seat_for_token(token)
             if seat is None:
                 raise Refused("bad_token", "this token holds no seat at this table", 403)
+            check_owner(await accounts_of(request).current(request), table.seats[seat])
         return Response(table.snapshot("state", seat), media_type="application/json")
 
     @app.get("/api/tables/{table_id}/record", responses=errors(404, 409))
@@ -418,6 +469,66 @@ def create_app(
     async def replay(request: Request, table_id: str) -> dict[str, Any]:
         table = await table_of(request, table_id)
         return table.replay()
+
+    # -- accounts (optional: guests need none of this; see forsale.server.accounts) -----------------------
+    async def signed_in(request: Request, account: Account) -> JSONResponse:
+        response = JSONResponse({"account": dict(account)})
+        session_id = await accounts_of(request).start_session(request, account)
+        session_store.set_cookie(response, request, session_id)
+        return response
+
+    @app.post("/api/signup", status_code=201, responses=errors(400, 403, 409, 413, 429), openapi_extra=body(Credentials, True))
+    async def sign_up(request: Request) -> JSONResponse:
+        """Make an account and sign in: the answer sets the session cookie."""
+        accounts = accounts_of(request)
+        await accounts.current(request, changing=True)  # a cookie from another origin is refused here too
+        credentials = await body_of(request, Credentials)
+        response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password))
+        response.status_code = 201
+        return response
+
+    @app.post("/api/signin", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(Credentials, True))
+    async def sign_in(request: Request) -> JSONResponse:
+        """Sign in: a new session cookie (any session the request carried ends)."""
+        accounts = accounts_of(request)
+        await accounts.current(request, changing=True)
+        credentials = await body_of(request, Credentials)
+        return await signed_in(request, await accounts.sign_in(credentials.name, credentials.password, address(request)))
+
+    @app.post("/api/signout", responses=errors(400, 403, 413, 429), openapi_extra=body(NoFields))
+    async def sign_out(request: Request) -> JSONResponse:
+        """End this session (signed out already is fine)."""
+        accounts = accounts_of(request)
+        await accounts.current(request, changing=True)
+        await body_of(request, NoFields)
+        await accounts.end_session(request)
+        response = JSONResponse({"account": None})
+        session_store.clear_cookie(response, request)
+        return response
+
+    @app.get("/api/me")
+    async def me(request: Request) -> dict[str, Any]:
+        """The signed-in account, or ``{"account": null}``."""
+        account = await accounts_of(request).current(request)
+        return {"account": None if account is None else dict(account)}
+
+    @app.post(
+        "/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True)
+    )
+    async def change_password(request: Request) -> JSONResponse:
+        """Change the password: every session of the account ends, and this client gets a new one."""
+        accounts = accounts_of(request)
+        account = await accounts.required(request, changing=True)
+        change = await body_of(request, ChangePassword)
+        await accounts.change_password(account, change.old_password, change.new_password, address(request))
+        return await signed_in(request, account)
+
+    @app.get("/api/me/games", responses=errors(401))
+    async def my_games(request: Request) -> dict[str, Any]:
+        """The signed-in account's games, latest first: waiting, playing and over."""
+        accounts = accounts_of(request)
+        account = await accounts.required(request)
+        return {"games": await accounts.games(account["id"])}
 
     api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
 

@@ -254,3 +254,26 @@ class TokenBody(_Strict):
 class Settings(_Strict):
     creator_token: Token
     memory_aid: StrictBool | None = None
+
+
+# -- accounts (forsale.server.accounts judges the name and password rules the schema cannot state) --------
+AccountName = Annotated[Text, Field(min_length=1, max_length=100)]
+"""A name as sent (at most 24 characters once normalised: see ``accounts.normal_name``)."""
+Password = Annotated[Text, Field(min_length=1, max_length=1024)]
+"""A password as sent (8 to 256 characters once normalised, no control characters)."""
+
+
+class Credentials(_Strict):
+    """Sign up or sign in."""
+
+    name: AccountName
+    password: Password
+
+
+class ChangePassword(_Strict):
+    old_password: Password
+    new_password: Password
+
+
+class NoFields(_Strict):
+    """A body with nothing in it: ``{}``, or no body at all."""

@@ -13,7 +13,8 @@ from __future__ import annotations
 class Refused(Exception):
     """A request the server turns down; ``code`` is machine-readable, the message is for people."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 400, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
+        self.headers = headers  # e.g. Retry-After with a 429

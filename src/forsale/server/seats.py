@@ -39,6 +39,7 @@ class Seat:
     name: str
     bot: str | None = None
     token_hash: str | None = None
+    account_id: str | None = None  # the signed-in account the seat belongs to (forsale.server.accounts)
     conns: set[Conn] = field(default_factory=set)
     away_since: float | None = None  # monotonic time the last connection dropped
 
@@ -52,7 +53,7 @@ class Seat:
         }
 
     def stored(self) -> StoredSeat:
-        return StoredSeat(self.index, self.kind, self.name, self.bot, self.token_hash)
+        return StoredSeat(self.index, self.kind, self.name, self.bot, self.token_hash, self.account_id)
 
 
 def seat_for_token(seats: Iterable[Seat], token: str) -> int | None:

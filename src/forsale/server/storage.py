@@ -45,7 +45,9 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
@@ -82,7 +84,42 @@ seats = Table(
     Column("name", String(100), nullable=False),
     Column("bot", String(100), nullable=True),
     Column("token_hash", String(64), nullable=True),
+    # The account the seat belongs to (null for guests and bots). Added after the first release, so
+    # :func:`upgrade_schema` adds it to older databases; no foreign key, so that both forms are the same.
+    Column("account_id", String(32), nullable=True, index=True),
 )
+
+accounts = Table(
+    "forsale_accounts",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(100), nullable=False),  # as shown: NFKC-normalised (forsale.server.accounts)
+    Column("name_key", String(200), nullable=False, unique=True),  # NFKC + casefold: unique per person
+    Column("password_hash", String(200), nullable=False),  # argon2id, never the password
+    Column("created_at", Float, nullable=False),
+)
+
+sessions = Table(
+    "forsale_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),  # sha256 of the cookie's session id, never the id
+    Column("account_id", String(32), ForeignKey("forsale_accounts.id"), nullable=False, index=True),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
+)
+
+
+def upgrade_schema(conn: Connection) -> None:
+    """Bring a database made by an older release up to :data:`metadata` (new tables are made by ``create_all``).
+
+    Only additive changes, each idempotent: a column that is missing is added, nullable, so the rows
+    already there keep their meaning (a seat with no account is a guest's seat, as it always was).
+    """
+    present = {c["name"] for c in inspect(conn).get_columns("forsale_seats")}
+    if "account_id" not in present:
+        conn.execute(text("ALTER TABLE forsale_seats ADD COLUMN account_id VARCHAR(32)"))
+    for index in seats.indexes:
+        index.create(conn, checkfirst=True)
 
 events = Table(
     "forsale_events",
@@ -140,6 +177,7 @@ class StoredSeat:
     name: str
     bot: str | None
     token_hash: str | None
+    account_id: str | None = None
 
 
 @dataclass
@@ -193,7 +231,9 @@ class Storage:
         self.url = normalize_url(url)
         self.backend = make_url(self.url).get_backend_name()
         self.engine = make_engine(self.url)
-        metadata.create_all(self.engine)
+        with self.engine.begin() as conn:
+            metadata.create_all(conn)
+            upgrade_schema(conn)
         self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="forsale-db-writer", daemon=True)
         self._thread.start()
@@ -357,6 +397,7 @@ class Storage:
                         "name": s.name,
                         "bot": s.bot,
                         "token_hash": s.token_hash,
+                        "account_id": s.account_id,
                     }
                     for s in game.seats
                 ],
@@ -370,7 +411,9 @@ class Storage:
             conn.execute(
                 update(seats)
                 .where(seats.c.game_id == game_id, seats.c.seat == seat.seat)
-                .values(kind=seat.kind, name=seat.name, bot=seat.bot, token_hash=seat.token_hash)
+                .values(
+                    kind=seat.kind, name=seat.name, bot=seat.bot, token_hash=seat.token_hash, account_id=seat.account_id
+                )
             )
             values: dict[str, Any] = {"updated_at": time.time()}
             if status is not None:
@@ -479,7 +522,7 @@ def _load_rest(conn: Connection, row: Any) -> StoredGame:
         result=row["result"],
     )
     for s in conn.execute(select(seats).where(seats.c.game_id == game.id).order_by(seats.c.seat)).mappings():
-        game.seats.append(StoredSeat(s["seat"], s["kind"], s["name"], s["bot"], s["token_hash"]))
+        game.seats.append(StoredSeat(s["seat"], s["kind"], s["name"], s["bot"], s["token_hash"], s["account_id"]))
     for e in conn.execute(select(events).where(events.c.game_id == game.id).order_by(events.c.seq)).mappings():
         game.events.append(
             {"seq": e["seq"], "seat": e["seat"], "action": e["action"], "source": e["source"], "at": e["at"]}

@@ -65,7 +65,7 @@ class LiveTable:
         for e in stored.events:
             self.state.push(e["seat"], action_from_json(e["action"]))
         self.seq = len(stored.events)
-        self.seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash) for s in stored.seats]
+        self.seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, s.account_id) for s in stored.seats]
         self.spectators: set[Conn] = set()
         self.lock = asyncio.Lock()
         self.snapshots = Snapshots(self)
@@ -167,6 +167,7 @@ class LiveTable:
                 raise Refused("game_over", "the game is over; there is nothing to leave", 409)
             if self.status == "waiting":
                 seat.kind, seat.name, seat.token_hash = "open", f"Seat {index + 1}", None
+                seat.account_id = None  # a free seat is nobody's (after the game starts, the history keeps it)
             else:
                 seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
                 seat.name = f"{seat.name} (left; bot)"

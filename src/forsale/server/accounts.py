@@ -1,0 +1,307 @@
+"""Optional accounts: names, argon2 password hashes, sign-in limits, and seats that belong to an account.
+
+Playing as a guest needs none of this: a seat token is still all a seat
+needs. An account adds an identity that follows a player between devices:
+seats taken while signed in (or claimed later with their token) are linked
+to it, and ``GET /api/me/games`` lists them.
+
+Names are compared as people read them: NFKC-normalised and casefolded, so
+``Ann``, ``ANN`` and the fullwidth ``Ａnn`` are one name. Passwords are
+NFKC-normalised too (the same password typed on another keyboard still
+matches), hashed with argon2id off the event loop, and never stored or
+logged. Wrong passwords are limited per account and per client address;
+an unknown name costs a hash of a dummy password, so timing does not tell
+which names exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import secrets
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import Connection, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from starlette.requests import Request
+
+from . import sessions as session_store
+from .refused import Refused
+from .storage import Storage, accounts, games, seats
+
+NAME_MAX = 24
+NAME_PUNCTUATION = frozenset(" -_.")
+PASSWORD_MIN = 8
+PASSWORD_MAX = 256
+ATTEMPTS_PER_ACCOUNT = 5
+"""Wrong passwords an account may receive a minute, from anywhere; then sign-in waits (429)."""
+ATTEMPTS_PER_ADDRESS = 20
+"""Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
+WINDOW = 60.0
+
+HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
+"""argon2id at OWASP's minimum (19 MiB, 2 passes): about 20 ms a hash, so the limits above bound the work."""
+
+
+def normal_name(raw: str) -> str:
+    """The name as it is stored and shown (NFKC), or :class:`Refused` ``bad_name`` saying what is wrong."""
+    name = unicodedata.normalize("NFKC", raw)
+    if not 1 <= len(name) <= NAME_MAX:
+        raise Refused("bad_name", f"a name has 1 to {NAME_MAX} characters")
+    if name.strip(" ") != name or "  " in name:
+        raise Refused("bad_name", "a name neither starts nor ends with a space, nor holds two in a row")
+    for ch in name:
+        kind = unicodedata.category(ch)
+        if not (kind[0] in "LM" or kind == "Nd" or ch in NAME_PUNCTUATION):
+            raise Refused("bad_name", "a name holds only letters, digits, spaces and the marks - _ .")
+    if unicodedata.category(name[0])[0] == "M":
+        raise Refused("bad_name", "a name starts with a letter, a digit or one of - _ .")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names must share to be the same name (Unicode's NFKC_Casefold, near enough)."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def normal_password(raw: str) -> str:
+    """The password as it is hashed (NFKC), or :class:`Refused` ``bad_password``; never echoed back."""
+    password = unicodedata.normalize("NFKC", raw)
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise Refused("bad_password", f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+    if any(unicodedata.category(ch) == "Cc" for ch in password):
+        raise Refused("bad_password", "a password holds no control characters")
+    return password
+
+
+class Attempts:
+    """Failures per key in a sliding window: how long until a key may try again."""
+
+    def __init__(self, limit: int, window: float = WINDOW, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window, self.clock = limit, window, clock
+        self.failures: dict[str, deque[float]] = {}
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key`` may try again (0: now)."""
+        times = self.failures.get(key)
+        if times is None:
+            return 0.0
+        now = self.clock()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self.failures[key]
+            return 0.0
+        return times[0] + self.window - now if len(times) >= self.limit else 0.0
+
+    def failed(self, key: str) -> None:
+        if len(self.failures) > 100_000:  # a flood of distinct keys: forget them rather than grow without bound
+            self.failures.clear()
+        self.failures.setdefault(key, deque()).append(self.clock())
+
+    def forget(self, key: str) -> None:
+        self.failures.pop(key, None)
+
+
+def _too_many(wait: float) -> Refused:
+    seconds = max(1, math.ceil(wait))
+    return Refused(
+        "rate_limited", f"too many wrong passwords; try again in {seconds} s", 429, {"Retry-After": str(seconds)}
+    )
+
+
+class Account(dict[str, Any]):
+    """``{"id": ..., "name": ...}``: what the API shows of an account."""
+
+
+class Accounts:
+    """Sign-up, sign-in and passwords over :class:`Storage`; the per-request session helpers."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.monotonic) -> None:
+        self.storage = storage
+        self.by_account = Attempts(ATTEMPTS_PER_ACCOUNT, clock=clock)
+        self.by_address = Attempts(ATTEMPTS_PER_ADDRESS, clock=clock)
+        self._dummy: str | None = None
+
+    # -- passwords ------------------------------------------------------------------
+    async def _verify(self, password_hash: str | None, password: str) -> bool:
+        """Check ``password``; with no hash (an unknown name) check a dummy one, so both cost the same."""
+        if password_hash is None:
+            if self._dummy is None:
+                self._dummy = await asyncio.to_thread(HASHER.hash, secrets.token_urlsafe(16))
+            password_hash = self._dummy
+            password = password + "\x00"  # never the dummy's password
+        try:
+            return await asyncio.to_thread(HASHER.verify, password_hash, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    async def _check(self, key: str, address: str, password_hash: str | None, password: str) -> bool:
+        """Verify under the limits: 429 while the account or the address waits; a failure counts for both."""
+        wait = max(self.by_account.wait(key), self.by_address.wait(address))
+        if wait > 0:
+            raise _too_many(wait)
+        if await self._verify(password_hash, password):
+            self.by_account.forget(key)
+            return True
+        self.by_account.failed(key)
+        self.by_address.failed(address)
+        return False
+
+    # -- the operations -------------------------------------------------------------
+    async def sign_up(self, raw_name: str, raw_password: str) -> Account:
+        name, password = normal_name(raw_name), normal_password(raw_password)
+        account_id = secrets.token_urlsafe(12)
+        password_hash = await asyncio.to_thread(HASHER.hash, password)
+        try:
+            await self.storage.run(_op_create(account_id, name, name_key(name), password_hash))
+        except IntegrityError:
+            raise Refused(
+                "name_taken", "that name is taken (names are compared ignoring case and width)", 409
+            ) from None
+        return Account(id=account_id, name=name)
+
+    async def sign_in(self, raw_name: str, raw_password: str, address: str) -> Account:
+        key = name_key(raw_name)
+        row = await self.storage.run(_op_find(key))
+        if not await self._check(key, address, row[2] if row else None, unicodedata.normalize("NFKC", raw_password)):
+            raise Refused("wrong_password", "no account has that name and password", 401)
+        assert row is not None
+        return Account(id=row[0], name=row[1])
+
+    async def change_password(self, account: Account, old: str, new: str, address: str) -> None:
+        password = normal_password(new)
+        key = name_key(account["name"])
+        row = await self.storage.run(_op_find(key))
+        if row is None or not await self._check(key, address, row[2], unicodedata.normalize("NFKC", old)):
+            raise Refused("wrong_password", "the old password is not this account's", 403)
+        password_hash = await asyncio.to_thread(HASHER.hash, password)
+        await self.storage.run(_op_set_password(account["id"], password_hash))
+        await self.storage.run(session_store.op_end_all(account["id"]))
+
+    async def games(self, account_id: str, limit: int = 200) -> list[dict[str, Any]]:
+        return await self.storage.run(_op_games(account_id, limit))
+
+    # -- sessions ---------------------------------------------------------------------
+    async def current(self, request: Request, changing: bool = False) -> Account | None:
+        """The account the request's session cookie signs in, if any.
+
+        ``changing``: the request changes something, so a cookie it carries
+        must come from one of this server's pages (CSRF): else 403. A request
+        with no cookie is a guest's, and passes as it always did.
+        """
+        session_id = session_store.cookie_of(request)
+        if session_id is None:
+            return None
+        if changing and not session_store.same_origin(request.headers, request.url.scheme):
+            raise Refused("cross_origin", "a signed-in request must come from this server's own pages", 403)
+        found = await self.storage.run(session_store.op_lookup(session_store.hash_session(session_id)))
+        return None if found is None else Account(id=found[0], name=found[1])
+
+    async def required(self, request: Request, changing: bool = False) -> Account:
+        account = await self.current(request, changing)
+        if account is None:
+            raise Refused("not_signed_in", "sign in first (POST /api/signin)", 401)
+        return account
+
+    async def start_session(self, request: Request, account: Account) -> str:
+        """A new session for ``account``, replacing the request's (so an id planted before sign-in is worth nothing)."""
+        session_id, id_hash = session_store.new_session()
+        old = session_store.cookie_of(request)
+        ended = session_store.hash_session(old) if old is not None else None
+        await self.storage.run(session_store.op_start(account["id"], id_hash, ended))
+        return session_id
+
+    async def end_session(self, request: Request) -> None:
+        session_id = session_store.cookie_of(request)
+        if session_id is not None:
+            await self.storage.run(session_store.op_end(session_store.hash_session(session_id)))
+
+
+def check_owner(account: Account | None, seat: Any) -> None:
+    """A seat that belongs to an account is not used by a request signed in as another."""
+    if account is not None and seat.account_id is not None and seat.account_id != account["id"]:
+        raise Refused("not_your_seat", "this seat belongs to another account", 403)
+
+
+async def link_seat(table: Any, index: int, account: Account) -> None:
+    """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already."""
+    async with table.lock:
+        seat = table.seats[index]
+        check_owner(account, seat)
+        if seat.account_id == account["id"] or seat.kind != "human":
+            return
+        seat.account_id = account["id"]
+        await table.storage.run(Storage.op_update_seat(table.id, seat.stored()))
+
+
+# -- storage operations ----------------------------------------------------------------
+def _op_create(account_id: str, name: str, key: str, password_hash: str) -> Callable[[Connection], None]:
+    def fn(conn: Connection) -> None:
+        conn.execute(
+            insert(accounts).values(
+                id=account_id, name=name, name_key=key, password_hash=password_hash, created_at=time.time()
+            )
+        )
+
+    return fn
+
+
+def _op_find(key: str) -> Callable[[Connection], tuple[str, str, str] | None]:
+    def fn(conn: Connection) -> tuple[str, str, str] | None:
+        row = conn.execute(
+            select(accounts.c.id, accounts.c.name, accounts.c.password_hash).where(accounts.c.name_key == key)
+        ).first()
+        return None if row is None else (row[0], row[1], row[2])
+
+    return fn
+
+
+def _op_set_password(account_id: str, password_hash: str) -> Callable[[Connection], None]:
+    def fn(conn: Connection) -> None:
+        conn.execute(update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash))
+
+    return fn
+
+
+MY_GAME_COLUMNS = (games.c.id, games.c.name, games.c.status, games.c.players, games.c.result, seats.c.seat,
+                   games.c.created_at, games.c.finished_at)  # fmt: skip
+
+
+def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[str, Any]]]:
+    """The account's games, the latest first: in progress and finished alike."""
+
+    def fn(conn: Connection) -> list[dict[str, Any]]:
+        rows = conn.execute(
+            select(*MY_GAME_COLUMNS)
+            .join(seats, seats.c.game_id == games.c.id)
+            .where(seats.c.account_id == account_id)
+            .order_by(games.c.updated_at.desc())
+            .limit(limit)
+        ).mappings()
+        out = []
+        for row in rows.all():
+            names = conn.execute(select(seats.c.name).where(seats.c.game_id == row["id"]).order_by(seats.c.seat))
+            result = row["result"] or {}
+            out.append(
+                {
+                    "id": row["id"],
+                    "name": row["name"],
+                    "status": row["status"],
+                    "players": row["players"],
+                    "names": list(names.scalars()),
+                    "seat": row["seat"],
+                    "created_at": row["created_at"],
+                    "finished_at": row["finished_at"],
+                    "winners": result.get("winners"),
+                }
+            )
+        return out
+
+    return fn

@@ -1,0 +1,149 @@
+"""Server-side sessions: a random id in a cookie, its hash in the database, and the same-origin rule.
+
+The cookie holds only a random session id (256 bits from :mod:`secrets`); the
+database keeps its SHA-256, so a copy of the database cannot be replayed as
+anyone's cookie. The cookie is ``HttpOnly`` (page scripts cannot read it),
+``SameSite=Lax`` (cross-site requests other than top-level navigations do not
+carry it) and ``Secure`` when the request came over HTTPS (uvicorn sets the
+scheme from ``X-Forwarded-Proto`` for the proxies it trusts).
+
+SameSite does not cover sibling sites (``evil.example.com`` is the same
+*site* as ``forsale.example.com``), so every state-changing request that
+carries the cookie must also pass :func:`same_origin` (CSRF).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
+
+from sqlalchemy import Connection, delete, insert, select
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .storage import accounts, sessions
+
+COOKIE = "forsale_session"
+SESSION_SECONDS = 30 * 24 * 3600
+"""A session lasts 30 days from sign-in; then the cookie and the row are worth nothing."""
+SESSION_BYTES = 32
+MAX_COOKIE_CHARS = 100
+"""A cookie longer than any id this module makes is not looked up."""
+
+
+def hash_session(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
+
+def new_session() -> tuple[str, str]:
+    """A fresh session id (for the cookie) and its hash (for the database)."""
+    session_id = secrets.token_urlsafe(SESSION_BYTES)
+    return session_id, hash_session(session_id)
+
+
+def cookie_of(request: Request) -> str | None:
+    value = request.cookies.get(COOKIE)
+    if not value or len(value) > MAX_COOKIE_CHARS:
+        return None
+    return value
+
+
+def set_cookie(response: Response, request: Request, session_id: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        session_id,
+        max_age=SESSION_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+
+
+def clear_cookie(response: Response, request: Request) -> None:
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https")
+
+
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def _host(netloc: str, scheme: str) -> str:
+    netloc = netloc.lower()
+    default = _DEFAULT_PORTS.get(scheme, "")
+    return netloc[: -len(default)] if default and netloc.endswith(default) else netloc
+
+
+def same_origin(headers: Mapping[str, str], scheme: str) -> bool:
+    """Whether a request came from a page of this server (the CSRF check).
+
+    ``Origin`` (every current browser sends it with a POST) must name the
+    host the request was sent to (``Host``); ``null`` (sandboxed frames,
+    some redirects) is refused. Without ``Origin``, ``Sec-Fetch-Site`` must
+    say ``same-origin`` or ``none`` (typed by the user). A request with
+    neither header comes from no browser (curl, a script), which holds its
+    cookie itself and so cannot be forged by another site.
+    """
+    origin = headers.get("origin")
+    if origin is not None:
+        try:
+            parts = urlsplit(origin)
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return False
+        return _host(parts.netloc, parts.scheme) == _host(headers.get("host", ""), parts.scheme)
+    site = headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    return True
+
+
+# -- storage operations (run on the writer thread: Storage.run) ----------------------
+def op_start(account_id: str, id_hash: str, ended: str | None = None) -> Callable[[Connection], None]:
+    """Store a new session; end the one it replaces (``ended``: sign-in rotates) and the account's expired ones."""
+
+    def fn(conn: Connection) -> None:
+        now = time.time()
+        if ended is not None:
+            conn.execute(delete(sessions).where(sessions.c.id_hash == ended))
+        conn.execute(delete(sessions).where(sessions.c.account_id == account_id, sessions.c.expires_at <= now))
+        conn.execute(
+            insert(sessions).values(
+                id_hash=id_hash, account_id=account_id, created_at=now, expires_at=now + SESSION_SECONDS
+            )
+        )
+
+    return fn
+
+
+def op_lookup(id_hash: str) -> Callable[[Connection], tuple[str, str] | None]:
+    """``(account id, name)`` of an unexpired session, else None."""
+
+    def fn(conn: Connection) -> tuple[str, str] | None:
+        row = conn.execute(
+            select(accounts.c.id, accounts.c.name)
+            .join(sessions, sessions.c.account_id == accounts.c.id)
+            .where(sessions.c.id_hash == id_hash, sessions.c.expires_at > time.time())
+        ).first()
+        return None if row is None else (row[0], row[1])
+
+    return fn
+
+
+def op_end(id_hash: str) -> Callable[[Connection], None]:
+    def fn(conn: Connection) -> None:
+        conn.execute(delete(sessions).where(sessions.c.id_hash == id_hash))
+
+    return fn
+
+
+def op_end_all(account_id: str) -> Callable[[Connection], None]:
+    """Every session of an account (a changed password signs out every other device)."""
+
+    def fn(conn: Connection) -> None:
+        conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
+
+    return fn

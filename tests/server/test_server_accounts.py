@@ -1,0 +1,315 @@
+"""Accounts over the real app, on a SQLite file and on PostgreSQL: sign-up/in/out, passwords, sessions, CSRF, seats.
+
+Everything goes through HTTP (Starlette's TestClient runs the ASGI app in-process, with a real cookie jar);
+the database is inspected directly only to check what it holds (hashes, never passwords).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import JSON, Column, Float, Integer, MetaData, String, Table, create_engine, inspect, select, text
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.sessions import COOKIE, same_origin
+from forsale.server.storage import normalize_url, seats
+
+pytestmark = pytest.mark.timeout(180)
+
+PASSWORD = "correct horse battery staple"
+SAME = {"Origin": "http://testserver"}
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
+        yield c
+
+
+def sign_up(client: TestClient, name: str = "Ann", password: str = PASSWORD) -> dict[str, Any]:
+    response = client.post("/api/signup", json={"name": name, "password": password}, headers=SAME)
+    assert response.status_code == 201, response.text
+    return response.json()["account"]
+
+
+def plant(client: TestClient, session_id: str) -> None:
+    """Make ``session_id`` the client's (only) session cookie."""
+    client.cookies.clear()
+    client.cookies.set(COOKIE, session_id, domain="testserver.local")
+
+
+def error_of(response: Any) -> str:
+    return response.json()["error"]["code"]
+
+
+def test_sign_up_in_out(client: TestClient) -> None:
+    assert client.get("/api/me").json() == {"account": None}
+    account = sign_up(client)
+    assert account["name"] == "Ann"
+    cookie = client.cookies[COOKIE]
+    assert client.get("/api/me").json()["account"] == account
+    header = client.post("/api/signout", headers=SAME).headers["set-cookie"]
+    assert COOKIE in header and "httponly" in header.lower()
+    assert client.get("/api/me").json() == {"account": None}
+    plant(client, cookie)  # the old cookie, kept by someone: the session ended on the server
+    assert client.get("/api/me").json() == {"account": None}
+    client.cookies.clear()
+    signed = client.post("/api/signin", json={"name": "ann", "password": PASSWORD}, headers=SAME)
+    assert signed.status_code == 200 and signed.json()["account"] == account
+    assert client.get("/api/me").json()["account"] == account
+
+
+def test_the_cookie_is_httponly_samesite_and_secure_over_https(db_url: str) -> None:
+    with TestClient(create_app(db_url, static_dir="/nonexistent"), base_url="https://testserver") as c:
+        response = c.post("/api/signup", json={"name": "Sec", "password": PASSWORD})
+        header = response.headers["set-cookie"].lower()
+        assert "httponly" in header and "samesite=lax" in header and "secure" in header
+    with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
+        header = c.post("/api/signin", json={"name": "Sec", "password": PASSWORD}).headers["set-cookie"].lower()
+        assert "httponly" in header and "secure" not in header  # plain http: a Secure cookie would never come back
+
+
+def test_sign_in_rotates_the_session(client: TestClient) -> None:
+    sign_up(client)
+    planted = "a" * 43  # an id an attacker set in the victim's browser before sign-in
+    plant(client, planted)
+    client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}, headers=SAME)
+    first = client.cookies[COOKIE]
+    assert first != planted
+    client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}, headers=SAME)
+    second = client.cookies[COOKIE]
+    assert second != first
+    plant(client, first)  # the session before the last sign-in is over
+    assert client.get("/api/me").json() == {"account": None}
+
+
+@pytest.mark.parametrize("variant", ["ANN", "ann", "Ａnn", "ＡＮＮ"])
+def test_names_are_unique_ignoring_case_and_width(client: TestClient, variant: str) -> None:
+    sign_up(client)
+    response = client.post("/api/signup", json={"name": variant, "password": PASSWORD})
+    assert response.status_code == 409 and error_of(response) == "name_taken"
+    signed = client.post("/api/signin", json={"name": variant, "password": PASSWORD})
+    assert signed.status_code == 200 and signed.json()["account"]["name"] == "Ann"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        " ",
+        "x" * 25,
+        "x" * 10_000,
+        "a\x00b",
+        "tab\there",
+        "new\nline",
+        "<script>",
+        "Ann  Lee",
+        " Ann",
+        "a;b",
+        "\u0301a",
+    ],
+)
+def test_bad_names_are_refused(client: TestClient, name: str) -> None:
+    response = client.post("/api/signup", json={"name": name, "password": PASSWORD})
+    assert response.status_code == 400 and error_of(response) in ("bad_name", "bad_request"), response.text
+    assert client.get("/api/me").json() == {"account": None}
+
+
+def test_names_in_other_scripts_and_with_marks_are_fine(client: TestClient) -> None:
+    for name in ("José", "Zoë_1", "Ольга", "李小龍", "a.b-c d"):
+        assert sign_up(client, name)["name"] == name
+
+
+def test_a_lone_surrogate_is_refused(client: TestClient) -> None:
+    for body in ('{"name": "\\ud800x", "password": "longenough"}', '{"name": "Bob", "password": "longenough\\udc00"}'):
+        response = client.post("/api/signup", content=body, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400 and error_of(response) == "bad_request"
+
+
+@pytest.mark.parametrize("password", ["", "short", "x" * 257, "x" * 10_000, "good pass\x00word", "new\nline password"])
+def test_bad_passwords_are_refused(client: TestClient, password: str) -> None:
+    response = client.post("/api/signup", json={"name": "Bob", "password": password})
+    assert response.status_code in (400, 413), response.text
+    assert error_of(response) in ("bad_password", "bad_request", "too_large")
+    assert response.status_code != 413 or len(password) > 1000
+    assert client.post("/api/signin", json={"name": "Bob", "password": PASSWORD}).status_code == 401
+
+
+def test_wrong_passwords_are_limited_per_account(client: TestClient) -> None:
+    sign_up(client)
+    for _ in range(5):
+        response = client.post("/api/signin", json={"name": "Ann", "password": "wrong password"})
+        assert response.status_code == 401 and error_of(response) == "wrong_password"
+    limited = client.post("/api/signin", json={"name": "Ann", "password": PASSWORD})  # even the right one waits
+    assert limited.status_code == 429 and error_of(limited) == "rate_limited"
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+
+
+def test_wrong_passwords_are_limited_per_address(client: TestClient) -> None:
+    sign_up(client)
+    for i in range(20):  # twenty names, four tries each at most: no account's limit is reached
+        response = client.post("/api/signin", json={"name": f"user{i // 4}", "password": "guessing"})
+        assert response.status_code == 401  # unknown names fail as wrong passwords do
+    limited = client.post("/api/signin", json={"name": "Ann", "password": PASSWORD})
+    assert limited.status_code == 429 and "Retry-After" in limited.headers
+
+
+def test_change_password_ends_every_other_session(client: TestClient) -> None:
+    sign_up(client)
+    here = client.cookies[COOKIE]
+    client.cookies.clear()  # another device signs in as well
+    client.post("/api/signin", json={"name": "Ann", "password": PASSWORD})
+    other = client.cookies[COOKIE]
+    plant(client, here)
+    new = "a new password entirely"
+    wrong = client.post("/api/me/password", json={"old_password": "not it at all", "new_password": new}, headers=SAME)
+    assert wrong.status_code == 403 and error_of(wrong) == "wrong_password"
+    changed = client.post("/api/me/password", json={"old_password": PASSWORD, "new_password": new}, headers=SAME)
+    assert changed.status_code == 200, changed.text
+    assert client.get("/api/me").json()["account"]["name"] == "Ann"  # this client got a new session
+    assert client.cookies[COOKIE] != here
+    for old in (here, other):
+        plant(client, old)
+        assert client.get("/api/me").json() == {"account": None}
+    assert client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}).status_code == 401
+    assert client.post("/api/signin", json={"name": "Ann", "password": new}).status_code == 200
+
+
+def test_changing_a_password_needs_a_session(client: TestClient) -> None:
+    response = client.post("/api/me/password", json={"old_password": PASSWORD, "new_password": "whatever it is"})
+    assert response.status_code == 401 and error_of(response) == "not_signed_in"
+    assert error_of(client.get("/api/me/games")) == "not_signed_in"
+
+
+def test_a_signed_in_request_from_another_origin_is_refused(client: TestClient) -> None:
+    sign_up(client)
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": "null"}, {"Sec-Fetch-Site": "cross-site"}):
+        for path, body in (("/api/signout", None), ("/api/tables", {"players": 2, "join": True})):
+            response = client.post(path, json=body, headers=headers)
+            assert response.status_code == 403 and error_of(response) == "cross_origin", (headers, path)
+    assert client.get("/api/me").json()["account"] is not None  # nothing changed: still signed in
+    assert client.get("/api/tables").json()["tables"] == []
+    ok = client.post("/api/tables", json={"players": 2}, headers={"Sec-Fetch-Site": "same-origin"})
+    assert ok.status_code == 201
+
+
+def test_guests_from_anywhere_play_as_before(client: TestClient) -> None:
+    """No cookie, no CSRF question: a guest's requests are what they always were."""
+    response = client.post("/api/tables", json={"players": 2, "join": True}, headers={"Origin": "http://elsewhere"})
+    assert response.status_code == 201
+    joined = client.post(f"/api/tables/{response.json()['table']['id']}/join", json={}, headers={"Origin": "null"})
+    assert joined.status_code == 200
+
+
+def test_same_origin_rule() -> None:
+    assert same_origin({"origin": "http://a.example:8000", "host": "a.example:8000"}, "http")
+    assert same_origin({"origin": "https://a.example", "host": "a.example:443"}, "https")
+    assert not same_origin({"origin": "http://a.example.evil", "host": "a.example"}, "http")
+    assert not same_origin({"origin": "javascript://a.example", "host": "a.example"}, "http")
+    assert same_origin({"sec-fetch-site": "same-origin"}, "http")
+    assert not same_origin({"sec-fetch-site": "same-site"}, "http")
+    assert same_origin({}, "http")  # no browser: nothing another site could forge
+
+
+def test_a_guest_seat_is_claimed_and_listed_in_my_games(client: TestClient) -> None:
+    guest = client.post("/api/tables", json={"players": 2, "join": True}).json()  # played as a guest first
+    table_id = guest["table"]["id"]
+    assert client.post(f"/api/tables/{table_id}/claim", json={"token": guest["token"]}).status_code == 401
+    sign_up(client)
+    bad = client.post(f"/api/tables/{table_id}/claim", json={"token": "not a token"}, headers=SAME)
+    assert bad.status_code == 403 and error_of(bad) == "bad_token"
+    claimed = client.post(f"/api/tables/{table_id}/claim", json={"token": guest["token"]}, headers=SAME)
+    assert claimed.status_code == 200 and claimed.json()["seat"] == 0
+    joined = client.post(f"/api/tables/{table_id}/join", json={}, headers=SAME).json()  # signed in: linked too
+    assert joined["table"]["seats"][1]["name"] == "Ann"
+    solo = client.post("/api/solo", json={"players": 2, "bot": "random"}, headers=SAME).json()
+    games = client.get("/api/me/games").json()["games"]
+    assert {(g["id"], g["seat"]) for g in games} == {(table_id, 0), (table_id, 1), (solo["table"]["id"], 0)}
+    mine = next(g for g in games if g["id"] == solo["table"]["id"])
+    assert mine["status"] == "playing" and mine["names"][0] == "Ann" and mine["players"] == 2
+
+
+def test_one_account_cannot_take_or_use_anothers_seat(client: TestClient) -> None:
+    sign_up(client, "Ann")
+    table = client.post("/api/tables", json={"players": 3, "join": True}, headers=SAME).json()
+    table_id, token = table["table"]["id"], table["token"]
+    ann = client.cookies[COOKIE]
+    client.cookies.clear()  # Bob, in another browser, has learnt Ann's seat token
+    sign_up(client, "Bob")
+    stolen = client.post(f"/api/tables/{table_id}/claim", json={"token": token}, headers=SAME)
+    assert stolen.status_code == 403 and error_of(stolen) == "not_your_seat"
+    view = client.get(f"/api/tables/{table_id}/view", params={"token": token})
+    assert view.status_code == 403 and error_of(view) == "not_your_seat"
+    left = client.post(f"/api/tables/{table_id}/leave", json={"token": token}, headers=SAME)
+    assert left.status_code == 403 and error_of(left) == "not_your_seat"
+    assert client.get("/api/me/games").json() == {"games": []}
+    plant(client, ann)
+    assert client.get(f"/api/tables/{table_id}").json()["table"]["seats"][0]["kind"] == "human"
+    assert [g["seat"] for g in client.get("/api/me/games").json()["games"]] == [0]
+    assert client.get(f"/api/tables/{table_id}/view", params={"token": token}).status_code == 200
+
+
+def test_leaving_before_the_game_unlinks_the_seat(client: TestClient) -> None:
+    sign_up(client)
+    table = client.post("/api/tables", json={"players": 3, "join": True}, headers=SAME).json()
+    client.post(f"/api/tables/{table['table']['id']}/leave", json={"token": table["token"]}, headers=SAME)
+    assert client.get("/api/me/games").json() == {"games": []}
+
+
+def test_passwords_are_neither_stored_nor_logged(db_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    secret = "unmistakable-secret-4711"
+    caplog.set_level(logging.DEBUG)
+    with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
+        c.post("/api/signup", json={"name": "Carol", "password": secret})
+        c.post("/api/signin", json={"name": "Carol", "password": secret + "x"})
+        c.post("/api/signup", json={"name": "Dan", "password": secret + "\x00"})  # refused: the refusal is logged
+        c.post("/api/me/password", json={"old_password": secret, "new_password": secret + "2"})
+        session = c.cookies[COOKIE]
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert secret not in logged and session not in logged
+    engine = create_engine(normalize_url(db_url))
+    with engine.connect() as conn:
+        dump = "\n".join(
+            repr(row)
+            for name in ("forsale_accounts", "forsale_sessions")
+            for row in conn.execute(text(f"SELECT * FROM {name}"))
+        )
+    engine.dispose()
+    assert "argon2id" in dump and secret not in dump and session not in dump
+    if db_url.startswith("sqlite"):
+        files = list(tmp_path.glob("forsale.sqlite3*"))  # the database, its WAL and shared memory
+        assert files and all(secret.encode() not in f.read_bytes() for f in files)
+
+
+def test_an_old_database_gains_the_new_column_and_keeps_its_games(db_url: str) -> None:
+    """A database made before accounts: forsale_seats without account_id, no accounts tables."""
+    engine = create_engine(normalize_url(db_url))
+    old = MetaData()
+    Table("forsale_games", old, Column("id", String(32), primary_key=True), Column("name", String(100)),
+          Column("status", String(16)), Column("players", Integer), Column("config", JSON), Column("deal", JSON),
+          Column("creator_hash", String(64)), Column("created_at", Float), Column("updated_at", Float),
+          Column("finished_at", Float), Column("result", JSON))  # fmt: skip
+    Table("forsale_seats", old, Column("game_id", String(32), primary_key=True), Column("seat", Integer, primary_key=True),
+          Column("kind", String(8)), Column("name", String(100)), Column("bot", String(100)),
+          Column("token_hash", String(64)))  # fmt: skip
+    Table("forsale_events", old, Column("game_id", String(32), primary_key=True), Column("seq", Integer, primary_key=True),
+          Column("seat", Integer), Column("action", JSON), Column("source", String(16)), Column("at", Float))  # fmt: skip
+    old.create_all(engine)
+    engine.dispose()
+    for _ in range(2):  # the upgrade runs at every start; the second finds nothing to do
+        with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
+            table = c.post("/api/tables", json={"players": 2, "join": True}).json()
+            sign_up(c, f"U{table['table']['id'][:4]}".replace("-", "_"))
+            claim = c.post(f"/api/tables/{table['table']['id']}/claim", json={"token": table["token"]}, headers=SAME)
+            assert claim.status_code == 200
+            assert [g["id"] for g in c.get("/api/me/games").json()["games"]] == [table["table"]["id"]]
+    engine = create_engine(normalize_url(db_url))
+    assert "account_id" in {c["name"] for c in inspect(engine).get_columns("forsale_seats")}
+    with engine.connect() as conn:
+        assert conn.execute(select(seats.c.account_id).where(seats.c.account_id.is_not(None))).all()
+    engine.dispose()
