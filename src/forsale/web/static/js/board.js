@@ -89,7 +89,7 @@ function seatPanel(scene, s) {
   if (scene.showAll || s === scene.me) {
     known.push(h("div.known", null, t("seat.coins", { money: money(scene.coins[s]) })));
     // Your own hand is drawn large in your corner; here it would only repeat it.
-    if (hand.length && s !== scene.me) known.push(h("div.mini", { "aria-label": t("seat.housesOf", { name: scene.names[s] }) }, hand.map((x) => houseCard(x, { small: true }))));
+    if (hand.length && s !== scene.me) known.push(h("div.mini", { role: "group", "aria-label": t("seat.housesOf", { name: scene.names[s] }) }, hand.map((x) => houseCard(x, { small: true }))));
   }
   if (!(scene.showAll && s !== scene.me)) known.push(h("div.known", null, t("seat.inHand", { count: hand.length })));
   if (scene.cheques[s].length) {
@@ -101,7 +101,7 @@ function seatPanel(scene, s) {
   }
   return h(
     `div.${classes.join(".")}`,
-    { dataset: { seat: s }, "aria-label": t("seat.label", { seat: s + 1, name: scene.names[s] }) },
+    { role: "group", dataset: { seat: s }, "aria-label": t("seat.label", { seat: s + 1, name: scene.names[s] }) },
     // The name whole (it wraps; the title holds it if it is ever clamped), "you" as a badge beside it.
     h(
       "div.name",
@@ -123,7 +123,7 @@ export function seatsRow(scene) {
 
 /** The reveal of a sale round: each seat's house flips over, then its cheque slides in. */
 export function revealRow(scene, sales, animate) {
-  const row = h("div.reveal", { "aria-label": t("felt.justSold") });
+  const row = h("div.reveal", { role: "group", "aria-label": t("felt.justSold") });
   sales.forEach((x, i) => {
     const pair = h(
       "div.pair",
@@ -147,7 +147,7 @@ export function felt(scene, extra) {
       h("div.headline", null, t("felt.auction", { round: scene.round + 1, rounds: scene.rounds }), " · ", h("strong", null, t("felt.housesForSale"))),
       h(
         "div.offer",
-        { "aria-label": t("felt.housesOnOffer") },
+        { role: "group", "aria-label": t("felt.housesOnOffer") },
         scene.roundTable.map((house, i) => {
           const took = takenBy.get(house);
           const slot = h("div.slot", { style: `--i:${i}` }, houseCard(house), h("span.who", null, took ? seatName(scene, took.seat) : ""));
@@ -171,7 +171,7 @@ export function felt(scene, extra) {
   } else if (scene.phase === "sale") {
     el.append(
       h("div.headline", null, t("felt.sale", { round: scene.round + 1, rounds: scene.rounds }), " · ", h("strong", null, t("felt.chequesOnTable"))),
-      h("div.offer", { "aria-label": t("felt.chequesOnOffer") }, scene.table.map((c) => h("div.slot", null, chequeCard(c)))),
+      h("div.offer", { role: "group", "aria-label": t("felt.chequesOnOffer") }, scene.table.map((c) => h("div.slot", null, chequeCard(c)))),
     );
     const waiting = [];
     for (let s = 0; s < scene.n; s++) if (!scene.committed[s]) waiting.push(s);
@@ -180,10 +180,10 @@ export function felt(scene, extra) {
       for (let s = 0; s < scene.n; s++) {
         chosen.push(
           h("div.pair", null, h("span.who", { title: scene.names[s] }, seatName(scene, s)),
-            scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: t("felt.hasChosen", { name: scene.names[s] }) })) : h("div.card.small.placeholder", { "aria-label": t("felt.stillChoosing") })),
+            scene.committed[s] ? (s === scene.me && scene.myCommit ? houseCard(scene.myCommit, { small: true }) : backCard({ small: true, label: t("felt.hasChosen", { name: scene.names[s] }) })) : h("div.card.small.placeholder", { role: "img", "aria-label": t("felt.stillChoosing") })),
         );
       }
-      el.append(h("div.reveal.chosen", { "aria-label": t("felt.choicesSoFar") }, chosen));
+      el.append(h("div.reveal.chosen", { role: "group", "aria-label": t("felt.choicesSoFar") }, chosen));
     }
     if (scene.lastSale) {
       el.append(h("div.sub", null, t("felt.lastSale")), revealRow(scene, scene.lastSale, scene.reveal));
@@ -220,7 +220,7 @@ export function resultsTable(scene, winners) {
       h(
         `tr${winners.includes(s) ? ".winner" : ""}`,
         { dataset: { seat: s } },
-        h("td", null, winners.includes(s) ? h("span.star", { "aria-label": t("results.winner") }, "★ ") : "", seatName(scene, s)),
+        h("td", null, winners.includes(s) ? h("span.star", { role: "img", "aria-label": t("results.winner") }, "★ ") : "", seatName(scene, s)),
         h("td", null, money(cheques)),
         h("td", null, money(scene.coins[s])),
         h("td.score", null, money(scene.scores[s])),
@@ -251,11 +251,11 @@ export function myArea(scene, { handCard, actions, prompt } = {}) {
     prompt || null,
     h(
       "div.hand",
-      { "aria-label": t("me.houses") },
+      { role: "group", "aria-label": t("me.houses") },
       hand.length ? hand.map((x) => (handCard ? handCard(x) : houseCard(x))) : h("span.empty", null, scene.phase === "auction" && scene.round === 0 ? t("me.housesLater") : t("me.noHouses")),
     ),
     scene.cheques[s].length
-      ? h("div.won", { "aria-label": t("me.cheques") }, t("me.chequesWon"), " ", scene.cheques[s].map((c) => chequeCard(c, { small: true })))
+      ? h("div.won", { role: "group", "aria-label": t("me.cheques") }, t("me.chequesWon"), " ", scene.cheques[s].map((c) => chequeCard(c, { small: true })))
       : null,
     actions || null,
   );

@@ -64,6 +64,8 @@ export function houseCard(value, opts = {}) {
     tag,
     {
       type: opts.button ? "button" : null,
+      // A drawn card is one picture with one name (its parts are decoration); a choosable one is a button.
+      role: opts.button ? null : "img",
       title: t("card.house", { value }),
       "aria-label": opts.label || t("card.house", { value }),
       dataset: { house: value },
@@ -81,7 +83,7 @@ export function houseCard(value, opts = {}) {
 export function chequeCard(value, opts = {}) {
   const el = h(
     "div.card.cheque",
-    { title: t("card.cheque.title", { money: money(value) }), "aria-label": t("card.cheque.label", { money: money(value) }), dataset: { cheque: value } },
+    { role: "img", title: t("card.cheque.title", { money: money(value) }), "aria-label": t("card.cheque.label", { money: money(value) }), dataset: { cheque: value } },
     h("span.bank", null, t("card.cheque.bank")),
     h("span.amount", null, money(value)),
     h("span.value", null, k(value)),
@@ -94,7 +96,7 @@ export function chequeCard(value, opts = {}) {
 
 /** A face-down card (a house chosen but not yet revealed). */
 export function backCard(opts = {}) {
-  const el = h("div.card.back", { "aria-label": opts.label || t("card.hidden.label"), title: opts.label || t("card.hidden.title") });
+  const el = h("div.card.back", { role: "img", "aria-label": opts.label || t("card.hidden.label"), title: opts.label || t("card.hidden.title") });
   if (opts.small) el.classList.add("small");
   return el;
 }

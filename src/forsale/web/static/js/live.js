@@ -478,7 +478,7 @@ export function showTable(ctx, tableId, opts = {}) {
   // -- drawing ----------------------------------------------------------------------
   function drawTools() {
     const status = m.status === "open" ? t("conn.open") : m.status === "lost" || m.status === "connecting" ? t("conn.reconnecting") : has(`conn.${m.status}`) ? t(`conn.${m.status}`) : m.status;
-    const clock = h("span.clock", { id: "clock", hidden: true, "aria-label": t("clock.label") });
+    const clock = h("span.clock", { id: "clock", role: "timer", hidden: true, "aria-label": t("clock.label") });
     ctx.setTools(
       clock,
       h("span.conn", { id: "conn", class: `conn ${m.status === "open" ? "" : "bad"}`, dataset: { status: m.status } }, status),
