@@ -89,13 +89,20 @@ def new_page(browser: Browser, web_server: str) -> Iterator[Callable[..., Page]]
         theme: str | None = None,
         expect: str | None = None,
         locale: str = "en-US",
+        reduced_motion: str | None = None,
     ) -> Page:
         """A page; ``expect`` is a regex for console errors the test causes on purpose.
 
         ``locale`` is the browser's language (``navigator.language``), which the page
-        follows: English unless a test asks for another.
+        follows: English unless a test asks for another. ``reduced_motion="reduce"`` is the
+        system setting ``prefers-reduced-motion: reduce``.
         """
-        context = browser.new_context(viewport={"width": width, "height": height}, base_url=web_server, locale=locale)
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            base_url=web_server,
+            locale=locale,
+            reduced_motion=reduced_motion,  # "reduce": the person asked their system for less motion
+        )
         if theme:
             context.add_init_script(f"localStorage.setItem('forsale.theme', {theme!r})")
         contexts.append(context)

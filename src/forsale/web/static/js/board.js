@@ -160,7 +160,7 @@ export function felt(scene, extra) {
     el.append(
       h(
         "div.sub",
-        { "aria-live": "polite" },
+        null, // read out by the page's one announcer (#announce), not as a live region drawn anew
         scene.high > 0 ? [t("felt.highest"), " ", bidChip(scene.high), " ", t("felt.highestBy", { name: seatName(scene, holder) })] : t("felt.noBid"),
         scene.turn !== null && scene.turn !== undefined
           ? [" · ", scene.turn === scene.me ? t("felt.toBid.you") : t("felt.toBid.other", { name: seatName(scene, scene.turn) })]

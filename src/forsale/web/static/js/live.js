@@ -320,7 +320,7 @@ export function showTable(ctx, tableId, opts = {}) {
       return h(
         "div.actions",
         null,
-        h("span.note", { "aria-live": "polite" }, t("act.selling", { house: v.my_commit }), " ",
+        h("span.note", null, t("act.selling", { house: v.my_commit }), " ",
           waiting.length ? h("span.waiting-dots", null, t("act.othersChoosing", { names: waiting.map((s) => sc.names[s]).join(", ") })) : t("act.revealing")),
       );
     }
@@ -340,9 +340,20 @@ export function showTable(ctx, tableId, opts = {}) {
       if (!choosing) return houseCard(house);
       const card = houseCard(house, { button: true, label: t("act.sellHouse", { house }) });
       card.dataset.focus = `house-${house}`;
+      const current = m.selected ?? (v.hands[m.seat] || [])[0];
+      card.tabIndex = current === house ? 0 : -1;
       card.disabled = m.pending; // sent: no second choice until the server answers
       if (m.selected === house) card.classList.add("chosen");
       card.setAttribute("aria-pressed", m.selected === house ? "true" : "false");
+      // The hand is one stop for Tab (a roving tabindex); the arrow keys move between its houses (Space or Enter chooses).
+      card.addEventListener("keydown", (event) => {
+        const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+        if (!step) return;
+        event.preventDefault();
+        const all = [...card.parentElement.querySelectorAll("button.card.house")];
+        const next = all[(all.indexOf(card) + step + all.length) % all.length];
+        if (next) next.focus();
+      });
       card.addEventListener("click", () => {
         if (m.selected === house) act({ sell: house });
         else {
@@ -552,13 +563,14 @@ export function showTable(ctx, tableId, opts = {}) {
     if (!m.watch && m.seat !== null) {
       if (v.phase === "auction") {
         const mine = legal().length > 0;
-        prompt = h("div.prompt", { class: `prompt ${mine ? "yours" : ""}`, id: "prompt", "aria-live": "polite" }, mine ? t("prompt.auction") : "");
+        prompt = h("div.prompt", { class: `prompt ${mine ? "yours" : ""}`, id: "prompt" }, mine ? t("prompt.auction") : "");
         actions = auctionActions(sc);
       } else if (v.phase === "sale") {
         actions = saleActions(sc);
-        prompt = h("div.prompt", { class: `prompt ${v.my_commit ? "" : "yours"}`, id: "prompt", "aria-live": "polite" }, v.my_commit ? "" : t("prompt.sale"));
+        prompt = h("div.prompt", { class: `prompt ${v.my_commit ? "" : "yours"}`, id: "prompt" }, v.my_commit ? "" : t("prompt.sale"));
       }
     }
+    ctx.announce(announcement(sc));
     const board = h(
       "div.board",
       null,
@@ -581,6 +593,26 @@ export function showTable(ctx, tableId, opts = {}) {
     drawTools();
   }
 
+  /**
+   * What happened since the last announcement (the log's new lines: bots may make several moves
+   * between two drawings, and each is said) and whose turn it is now, in words.
+   */
+  function announcement(sc) {
+    const v = m.view;
+    const lines = storyLines(sc.folded, (s) => seatName(sc, s), sc.rounds);
+    const from = m.announced === undefined || m.announced > lines.length ? lines.length - 1 : m.announced;
+    m.announced = lines.length;
+    const parts = lines.slice(Math.max(0, from, lines.length - 8)).map((l) => l.text);
+    if (v.phase === "auction" && v.turn !== null && v.turn !== undefined) {
+      parts.push(v.turn === m.seat && !m.watch ? t("felt.toBid.you") : t("felt.toBid.other", { name: seatName(sc, v.turn) }));
+    } else if (v.phase === "sale") {
+      const waiting = v.committed.map((c, s) => (c ? -1 : s)).filter((s) => s >= 0);
+      if (!m.watch && waiting.includes(m.seat) && legal().length) parts.push(t("prompt.sale"));
+      else if (waiting.length) parts.push(t("act.othersChoosing", { names: waiting.map((s) => seatName(sc, s)).join(", ") }));
+    }
+    return parts.filter(Boolean).join(" ");
+  }
+
   function onKey(event) {
     if (!m.view || m.watch || event.target.tagName === "INPUT" || event.ctrlKey || event.metaKey || event.altKey) return;
     const v = m.view;
@@ -599,6 +631,7 @@ export function showTable(ctx, tableId, opts = {}) {
   start();
   return () => {
     gone = true;
+    ctx.announce("");
     document.title = t("title.page");
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("forsale:language", relabel);

@@ -32,7 +32,15 @@ export function toast(text, ms = 3500) {
 }
 
 export function setInfo(text) {
-  document.getElementById("info").textContent = text || "";
+  // The header is a live region: writing the same words again would read them out again.
+  const el = document.getElementById("info");
+  if (el.textContent !== (text || "")) el.textContent = text || "";
+}
+
+/** Tell a screen reader what happened and whose turn it is (the same words are not said twice). */
+export function announce(text) {
+  const el = document.getElementById("announce");
+  if (el.textContent !== (text || "")) el.textContent = text || "";
 }
 
 /** The header's tools; a null or false entry is a tool not shown (replaceChildren would print "null"). */
@@ -44,13 +52,14 @@ function route() {
   if (current) current();
   current = null;
   setInfo("");
+  announce("");
   setTools();
   app.replaceChildren();
   const hash = location.hash.replace(/^#\/?/, "");
   const [path, query] = hash.split("?");
   const parts = path.split("/").filter(Boolean);
   const params = new URLSearchParams(query || "");
-  const ctx = { app, params, toast, setInfo, setTools };
+  const ctx = { app, params, toast, setInfo, setTools, announce };
   if (parts[0] === "table" && parts[1]) current = showTable(ctx, parts[1], { join: params.get("seat") });
   else if (parts[0] === "watch" && parts[1]) current = showTable(ctx, parts[1], { watch: true });
   else if (parts[0] === "replay") current = showReplay(ctx, parts[1] || null);
