@@ -310,6 +310,7 @@ def test_the_server_extra_alone_serves_the_page_and_every_bot(forsale_env, tmp_p
         assert b"<html" in _get(base + "/").lower()
         bots = json.loads(_get(base + "/api/bots"))  # imports every bot module the lobby offers
         assert {"random", "medium", "hard"} <= set(bots["names"])
+        assert "ppo" not in bots["names"] and "ppo" not in bots["bots"]  # it needs numpy: offered nowhere here
         request = urllib.request.Request(
             base + "/api/solo",
             data=json.dumps({"players": 4, "bot": "hard"}).encode(),

@@ -44,6 +44,8 @@ def test_bot_specs_beyond_the_servers_budget_are_refused(client: TestClient) -> 
         ("hard:samples=1000000000", f"at most {MAX_SAMPLES}"),
         ("easy:blunder=nan", "not a finite number"),
         ("hard:time=0", "time must be a positive number"),
+        ("ppo", "cannot play this table"),  # its network reads 4-player tables only
+        ("ppo:weights=/etc/passwd", "weights= is not offered"),  # a path on the server's disk
     ):
         for path, body in (
             ("/api/tables", {"players": 3, "seats": [spec, None, None]}),
@@ -55,6 +57,7 @@ def test_bot_specs_beyond_the_servers_budget_are_refused(client: TestClient) -> 
             assert refused.json()["error"]["code"] == "bad_bot" and why in refused.json()["error"]["message"], spec
     for spec in ("hard:time=2", "hard:time=0.5", f"hard:samples={MAX_SAMPLES}", "medium"):
         assert client.post("/api/tables", json={"players": 3, "seats": [spec, None, None]}).status_code == 201
+    assert client.post("/api/solo", json={"players": 4, "bot": "ppo"}).status_code == 201
 
 
 def test_a_bot_that_overruns_is_stopped_the_clock_plays_and_other_tables_bots_play_on(
@@ -111,3 +114,12 @@ def test_serve_refuses_a_non_finite_bot_budget(forsale_cmd: list[str], forsale_e
             forsale_cmd + ["serve", "--max-bot-time", bad], env=forsale_env, capture_output=True, text=True, timeout=60
         )
         assert refused.returncode == 2 and "--max-bot-time" in refused.stderr, refused.stderr
+
+
+def test_the_bot_list_offers_the_bots_that_can_play_here(client: TestClient) -> None:
+    """Every listed bot can be seated at some table (ppo at 4 players only), and each one has its description."""
+    listed = client.get("/api/bots").json()
+    assert set(listed["bots"]) == set(listed["names"]) and {"random", "medium", "hard", "ppo"} <= set(listed["names"])
+    for name in listed["names"]:
+        seated = [client.post("/api/solo", json={"players": n, "bot": name}).status_code for n in (3, 4)]
+        assert 201 in seated, name

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
+from ..rules import MAX_PLAYERS, MIN_PLAYERS
 from . import collector
 from . import sessions as session_store
 from .accounts import Account, Accounts, check_owner, link_seat
@@ -333,12 +334,16 @@ def create_app(
             "tables": sum(1 for t in lobby.tables.values() if t.status != "over"),
         }
 
+    # Bots that can play at least one table here: a bot whose extra is missing (ppo without numpy) plays none.
+    playable = sorted({name for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) for name in agent_names(Ruleset.default(n))})
+
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
+        described = describe_agents()
         return {
-            "bots": describe_agents(),
+            "bots": {name: described[name] for name in playable},
             "default": default_bot(),
-            "names": agent_names(),
+            "names": playable,
             "max_time": max_bot_time,
         }
 

@@ -42,6 +42,7 @@ from ..actions import Action
 from ..bots import DEFAULT_BOT, agent_names, make_agent
 from ..bots.protocol import Agent
 from ..bots.registry import parse_spec
+from ..rules import Ruleset
 from ..view import View
 
 log = logging.getLogger("forsale.server")
@@ -79,9 +80,17 @@ def think(spec: str, v: View, seed: int, budget: float | None) -> Action:
     return _agent(spec).act(v, random.Random(seed), budget)
 
 
-def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME) -> str:
-    """The spec if the registry can build it within this server's bounds; ``ValueError`` saying why if not."""
-    _, options = parse_spec(spec)
+SERVER_ONLY_OPTIONS = frozenset({"weights"})
+"""Bot options a public request may not set: ``weights=`` names a file on the server's own disk."""
+
+
+def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME, rules: Ruleset | None = None) -> str:
+    """The spec if the registry can build it within this server's bounds (and it plays ``rules``' table, if
+    given); ``ValueError`` saying why if not."""
+    name, options = parse_spec(spec)
+    refused = sorted(SERVER_ONLY_OPTIONS & options.keys())
+    if refused:
+        raise ValueError(f"bot option {refused[0]}= is not offered by this server")
     for key, value in options.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"bot option {key}={value} is not a finite number")
@@ -92,6 +101,8 @@ def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME) -> str:
     if isinstance(samples, int) and samples > MAX_SAMPLES:
         raise ValueError(f"bot option samples={samples} is more than this server allows: at most {MAX_SAMPLES}")
     make_agent(spec)
+    if rules is not None and name not in agent_names(rules):
+        raise ValueError(f"bot {name!r} cannot play this table ({rules.describe()})")
     return spec
 
 

@@ -137,7 +137,7 @@ class Lobby:
         for i, spec in enumerate(specs):
             if spec is not None and spec != "human":
                 try:
-                    validate_spec(spec, self.options.max_bot_time)
+                    validate_spec(spec, self.options.max_bot_time, rules)
                 except ValueError as error:
                     raise Refused("bad_bot", f"seat {i}: {error}") from None
         humans = [i for i, spec in enumerate(specs) if spec in (None, "human")]
