@@ -5,6 +5,8 @@ Knobs that make a game create it; for knobs that do not, the engine's reason is 
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from playwright.sync_api import expect
@@ -73,9 +75,10 @@ def test_a_refused_combination_shows_the_engines_reason_inline_then_a_good_one_p
     table_id = page.evaluate("() => location.hash.split('/')[2]")
     table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
     assert table["rules"] == {"starting_coins": 25, "removed": 6, "refund": "up"}
-    # The page plays by them: 25 coins each, six rounds.
+    # The page plays by them: 25 coins each (Ann has bid nothing), six rounds. Not "auction 1/6" exactly: if
+    # the three random bots pass, the first auction ends without Ann, and the page may already show the second.
     expect(page.locator(".me-area .purse .amount")).to_have_text("$25,000")
-    page.wait_for_selector("#info:has-text('auction 1/6')")
+    expect(page.locator("#info")).to_contain_text(re.compile(r"auction [1-6]/6"))
 
 
 def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
