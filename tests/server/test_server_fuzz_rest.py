@@ -21,9 +21,7 @@ longer, randomised run is ``bench/fuzz.py``.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,22 +36,11 @@ from websockets.sync.client import connect
 
 from forsale.server import create_app
 
+from .wire import bench_module
+
 pytestmark = pytest.mark.timeout(120)
 
-FUZZ = Path(__file__).resolve().parents[2] / "bench" / "fuzz.py"
-
-
-def load_fuzz() -> Any:
-    """``bench/fuzz.py``, whose hostile bodies and answer checks the WebSocket fuzzing uses too."""
-    spec = importlib.util.spec_from_file_location("bench_fuzz", FUZZ)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = sys.modules.get("bench_fuzz") or load_fuzz()
+fuzz = bench_module("fuzz")
 
 MAX_EXAMPLES = 25
 """Examples per operation and generation mode: 13 operations answer within the module's minute."""

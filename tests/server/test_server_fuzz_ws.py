@@ -18,31 +18,18 @@ The budget is a few deterministic examples (well under 90 s on two cores);
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
 import pytest
 
+from .wire import bench_module
+
 pytestmark = pytest.mark.timeout(180)
 
-FUZZ = Path(__file__).resolve().parents[2] / "bench" / "fuzz.py"
-
-
-def load_fuzz() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_fuzz", FUZZ)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = sys.modules.get("bench_fuzz") or load_fuzz()
+fuzz = bench_module("fuzz")
 
 
 @pytest.fixture(scope="module")
