@@ -302,6 +302,13 @@ def create_app(
             raise Refused("not_found", f"there is no table {shown}", 404)
         return table
 
+    def seat_held(table: Any, token: str) -> int:
+        """The seat ``token`` holds at ``table``, or ``403 bad_token``."""
+        seat = table.seat_for_token(token)
+        if seat is None:
+            raise Refused("bad_token", "this token holds no seat at this table", 403)
+        return seat
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(
@@ -414,9 +421,7 @@ def create_app(
         account = await accounts_of(request).required(request, changing=True)
         body = await body_of(request, TokenBody)
         table = await table_of(request, table_id)
-        seat = table.seat_for_token(body.token)
-        if seat is None:
-            raise Refused("bad_token", "this token holds no seat at this table", 403)
+        seat = seat_held(table, body.token)
         await link_seat(table, seat, account)
         return {"table": table.info(), "seat": seat}
 
@@ -429,9 +434,7 @@ def create_app(
         account = await accounts_of(request).current(request, changing=True)
         body = await body_of(request, TokenBody)
         table = await table_of(request, table_id)
-        seat = table.seat_for_token(body.token)
-        if seat is None:
-            raise Refused("bad_token", "this token holds no seat at this table", 403)
+        seat = seat_held(table, body.token)
         check_owner(account, table.seats[seat])
         await table.leave(seat)
         return {"table": table.info()}
@@ -456,9 +459,7 @@ def create_app(
         table = await table_of(request, table_id)
         seat = None
         if token is not None:
-            seat = table.seat_for_token(token)
-            if seat is None:
-                raise Refused("bad_token", "this token holds no seat at this table", 403)
+            seat = seat_held(table, token)
             check_owner(await accounts_of(request).current(request), table.seats[seat])
         return Response(table.snapshot("state", seat), media_type="application/json")
 
