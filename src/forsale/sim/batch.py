@@ -143,8 +143,11 @@ class _Lanes:
             setattr(self, name, getattr(self, name)[index])
 
 
-def _check_bids(amount: np.ndarray, turn: AuctionTurn, live: np.ndarray) -> None:
-    bad = live & (amount != 0) & ((amount <= turn.high) | (amount > turn.coins))
+def _check_bids(amount: np.ndarray, turn: AuctionTurn, live: np.ndarray | None = None) -> None:
+    """Raise ``ValueError`` on the first illegal bid of ``turn``'s seats (only ``live`` ones, if given)."""
+    bad = (amount != 0) & ((amount <= turn.high) | (amount > turn.coins))
+    if live is not None:
+        bad &= live
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(

@@ -38,7 +38,7 @@ from ..actions import PASS, bid, move_to_json
 from ..record import build_record
 from ..rules import CHEQUES, Ruleset
 from ..state import Deal
-from .batch import MAX_COINS, _next_seat_table
+from .batch import MAX_COINS, _check_bids, _next_seat_table
 from .deals import _CHEQUES, _HOUSES, shuffled_decks
 from .policies import AuctionTurn, BatchPolicy, SaleTurn
 
@@ -279,7 +279,6 @@ class Games:
         self.round[idx] = np.where(over, r, nxt)
         self.phase[idx[over]] = OVER
 
-    # -- what the rules allow ---------------------------------------------
     # -- the end ----------------------------------------------------------
     def scores(self, idx: np.ndarray) -> np.ndarray:
         """``(len(idx), n)``: cheques plus coins left."""
@@ -326,13 +325,7 @@ def policy_auction(policy: BatchPolicy, games: Games, idx: np.ndarray, rng: np.r
     )
     amount = np.asarray(policy.auction(view, rng), dtype=np.int64)
     if not policy.trusted:
-        bad = (amount != 0) & ((amount <= view.high) | (amount > coins))
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValueError(
-                f"the policy bid {int(amount[i])} for seat {int(turn[i])} in game {int(idx[i])}, which is illegal: "
-                f"the high bid is {int(view.high[i])} and the seat holds {int(coins[i])} coins"
-            )
+        _check_bids(amount, view)
     return amount
 
 
