@@ -14,7 +14,6 @@ carries the cookie must also pass :func:`same_origin` (CSRF).
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -24,7 +23,7 @@ from sqlalchemy import Connection, delete, insert, select
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .storage import accounts, sessions
+from .storage import accounts, hash_token, sessions
 
 COOKIE = "forsale_session"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -35,7 +34,8 @@ MAX_COOKIE_CHARS = 100
 
 
 def hash_session(session_id: str) -> str:
-    return hashlib.sha256(session_id.encode()).hexdigest()
+    """What the database keeps of a session id: its SHA-256, as for seat tokens (:func:`hash_token`)."""
+    return hash_token(session_id)
 
 
 def new_session() -> tuple[str, str]:
