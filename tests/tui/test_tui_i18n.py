@@ -41,6 +41,8 @@ from forsale.tui.text import (
     verdict,
 )
 
+from .test_tui_terminal import _finished_record, spawn
+
 ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "src" / "forsale" / "locale"
 TRANSLATED = [code for code in i18n.LANGUAGES if code != "en"]
@@ -274,19 +276,6 @@ def test_the_language_follows_the_locale_variables(environ: dict[str, str], code
 # -- the real program in a pseudo-terminal ------------------------------------------
 
 
-def run_in(env: dict[str, str], *args: str, **locale: str):
-    """``forsale *args`` in a pseudo-terminal, with only the locale variables given in ``locale``."""
-    import pexpect
-
-    env = {k: v for k, v in env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
-    env.update(locale, NO_COLOR="1")
-    child = pexpect.spawn(
-        sys.executable, ["-m", "forsale", *args], env=env, encoding="utf-8", dimensions=(60, 250), timeout=30
-    )
-    child.logfile_read = io.StringIO()
-    return child
-
-
 def english_fragments() -> set[str]:
     """The English words of every message (between fields and punctuation) that no French message also uses."""
     french = " ".join(
@@ -306,9 +295,9 @@ def test_a_whole_game_in_french_shows_no_english(tmp_path: Path, forsale_env: di
     import pexpect
 
     record = tmp_path / "partie.json"
-    child = run_in(
+    child = spawn(
         forsale_env, "play", "--lang", "fr", "--players", "3", "--bots", "random", "--seed", "11",
-        "--save", str(record), LANG="en_US.UTF-8",
+        "--save", str(record), width=250, LANG="en_US.UTF-8",
     )  # fmt: skip
     bid_prompt = re.compile(r"Votre enchère \(([^)]*)\) : ")
     sale_prompt = re.compile(r"Vendre quelle Maison \(([^)]*)\) \? ")
@@ -358,7 +347,7 @@ def test_a_whole_game_in_french_shows_no_english(tmp_path: Path, forsale_env: di
 def test_a_german_locale_speaks_german(forsale_env: dict[str, str]) -> None:
     import pexpect
 
-    child = run_in(forsale_env, "play", "--players", "3", "--bots", "random", "--seed", "9", LANG="de_DE.UTF-8")
+    child = spawn(forsale_env, "play", "--players", "3", "--bots", "random", "--seed", "9", width=250, LANG="de_DE.UTF-8")
     child.expect(r"Dein Gebot \((biete \d+–\d+ oder passe)\): ")
     child.sendline("q")
     child.expect(pexpect.EOF)
@@ -379,16 +368,9 @@ def test_an_unknown_language_is_one_line_and_exit_2(forsale_cmd: list[str], fors
 def test_show_in_dutch(tmp_path: Path, forsale_env: dict[str, str]) -> None:
     import pexpect
 
-    from forsale import to_record
 
-    game = new_game(3, seed=21)
-    while game.phase == "auction":
-        game.push(game.current_seat, PASS)
-    while not game.is_over:
-        game.push_sale([max(hand) for hand in game.hands])
-    path = tmp_path / "klaar.json"
-    path.write_text(json.dumps(to_record(game, ["Ann", "Bob", "Cy"])))
-    child = run_in(forsale_env, "show", str(path), LC_ALL="nl_NL.UTF-8", LANG="fr_FR.UTF-8")
+    path = _finished_record(tmp_path)
+    child = spawn(forsale_env, "show", str(path), width=250, LC_ALL="nl_NL.UTF-8", LANG="fr_FR.UTF-8")
     child.expect("Spelers: Ann \\(plaats 0\\), Bob \\(plaats 1\\), Cy \\(plaats 2\\)")
     for r in range(1, 9):
         child.expect(f"Veiling {r}: de huizen")

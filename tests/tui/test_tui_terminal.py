@@ -6,6 +6,7 @@ at each kind of prompt, and check what the program says back.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -22,23 +23,32 @@ SALE = re.compile(r"Sell which house \(([^)]*)\)\? ")
 SAVED = "is saved in"
 
 
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
 def english(env: dict[str, str]) -> dict[str, str]:
     """``env`` with the C locale: these tests read the English messages whatever the machine's locale."""
-    env = {k: v for k, v in env.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES}
     return dict(env, LANG="C.UTF-8")
 
 
-def spawn(env: dict[str, str], *args: str) -> pexpect.spawn:
-    """``forsale *args`` in a pseudo-terminal, in English."""
-    env = dict(english(env), NO_COLOR="1")
-    return pexpect.spawn(
+def spawn(env: dict[str, str], *args: str, width: int = 140, **locale: str) -> pexpect.spawn:
+    """``forsale *args`` in a pseudo-terminal, with only the locale variables in ``locale`` (English if none).
+
+    What the program writes is kept in ``child.logfile_read`` (a ``StringIO``).
+    """
+    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES}
+    env.update(locale or {"LANG": "C.UTF-8"}, NO_COLOR="1")
+    child = pexpect.spawn(
         sys.executable,
         ["-m", "forsale", *args],
         env=env,
         encoding="utf-8",
-        dimensions=(60, 140),
+        dimensions=(60, width),
         timeout=30,
     )
+    child.logfile_read = io.StringIO()
+    return child
 
 
 def bid_range(choices: str) -> tuple[int, int] | None:
