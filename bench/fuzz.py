@@ -60,8 +60,8 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from forsale import Deal, Ruleset, State, referee, view
-from forsale.actions import PASS, SELLS, Action, bid, move_to_json
+from forsale import State, from_record, referee, view
+from forsale.actions import action_from_json, move_to_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -667,25 +667,12 @@ def rest_problem(response: httpx.Response) -> str | None:
 
 
 # -- the engine's side ----------------------------------------------------------------------
-def to_action(data: dict[str, Any]) -> Action:
-    if "bid" in data:
-        return bid(data["bid"])
-    if "sell" in data:
-        return SELLS[data["sell"]]
-    return PASS
-
-
 def replay_states(record: dict[str, Any], actions: list[tuple[int, dict[str, Any]]]) -> list[State]:
     """The game after 0, 1, 2, ... of ``actions`` (one per seat action), on the record's deal."""
-    removed = record.get("removed", {})
-    deal = record["deal"]
-    state = State(
-        Ruleset.parse(record["rules"], len(record["players"])),
-        Deal(deal["houses"], deal["cheques"], deal["first"], removed.get("houses", ()), removed.get("cheques", ())),
-    )
+    state = from_record({**record, "moves": []})
     states = [state.clone()]
     for seat, action in actions:
-        state.push(seat, to_action(action))
+        state.push(seat, action_from_json(action))
         states.append(state.clone())
     return states
 

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from forsale import Deal, Ruleset, State, view
+from forsale import State, view
 from forsale.actions import action_from_json
 from forsale.server import create_app
 from forsale.server.botrunner import BotRunner
@@ -36,7 +36,11 @@ from forsale.server.messages import CreateTable
 from forsale.server.refused import Refused
 from forsale.server.storage import Storage
 
+from .wire import bench_module
+
 pytestmark = pytest.mark.timeout(300)
+
+fuzz = bench_module("fuzz")  # the fuzzer's replay of honest moves and its expected public events
 
 INFO_KEYS = {
     "id", "name", "status", "players", "rules", "rules_text", "seats", "open_seats", "time_limit", "grace",
@@ -45,40 +49,6 @@ INFO_KEYS = {
 SEAT_KEYS = {"seat", "kind", "name", "bot", "connected"}
 CLOCK_KEYS = {"time_limit", "grace", "deadlines", "now"}
 SNAPSHOT_KEYS = {"type", "table", "seq", "status", "seat", "view", "clock", "result"}
-
-
-def states_from_record(record: dict[str, Any], actions: list[tuple[int, dict[str, Any]]]) -> list[State]:
-    """The game after 0, 1, 2, ... accepted actions (one per seat action, sale choices included)."""
-    n = len(record["players"])
-    rules = Ruleset.parse(record["rules"], n)
-    removed = record.get("removed", {})
-    deal = Deal(
-        record["deal"]["houses"],
-        record["deal"]["cheques"],
-        record["deal"]["first"],
-        removed.get("houses", ()),
-        removed.get("cheques", ()),
-    )
-    state = State(rules, deal)
-    states = [state.clone()]
-    for seat, action in actions:
-        state.push(seat, action_from_json(action))
-        states.append(state.clone())
-    return states
-
-
-def expected_event(states: list[State], seq: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
-    event: dict[str, Any] = {"seq": seq, "seat": seat, "source": "player"}
-    if "bid" in action:
-        event.update(kind="bid", amount=action["bid"])
-    elif "pass" in action:
-        event["kind"] = "pass"
-    else:
-        event["kind"] = "commit"
-        before, after = states[seq - 1], states[seq]
-        if len(after.moves) > len(before.moves):
-            event["reveal"] = list(after.moves[-1][1])
-    return event
 
 
 def check_messages(
@@ -102,7 +72,7 @@ def check_messages(
                 assert message["view"] == expected, f"seat {seat} at seq {seq}"
                 current_view = message["view"]
                 if kind == "state" and seq > 0:
-                    assert message["event"] == expected_event(states, seq, *actions[seq - 1])
+                    assert message["event"] == fuzz.expected_event(states, seq, *actions[seq - 1])
                 elif kind == "state":
                     assert message["event"] == {"kind": "start"}
                 else:
@@ -197,7 +167,7 @@ async def play_in_process(lobby: Lobby, rng: random.Random) -> None:
         actions.append((seat, action))
     for seat in received:
         received[seat] += drain(conns[seat])
-    states = states_from_record(table.record(), actions)
+    states = fuzz.replay_states(table.record(), actions)
     assert states[-1].scores() == table.state.scores()
     assert check_messages(received, states, actions) > len(actions) * n
 
@@ -259,5 +229,5 @@ def test_no_message_leaks_over_real_websockets(tmp_path: Path) -> None:
                 for ws in sockets.values():
                     ws.__exit__(None, None, None)
             record = client.get(f"/api/tables/{table_id}/record").json()
-            states = states_from_record(record, actions)
+            states = fuzz.replay_states(record, actions)
             assert check_messages(received, states, actions) > len(actions) * n
