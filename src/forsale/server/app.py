@@ -104,7 +104,7 @@ class HttpLimits:
             if name == b"content-length" and (not value.isdigit() or int(value) > MAX_MESSAGE_BYTES):
                 self.bad_input.note("too_large", f"{where(scope)}: Content-Length {value[:20]!r}")
                 return rest_error("too_large", TOO_LARGE, 413)
-        host = scope["client"][0] if scope.get("client") else "?"
+        host = client_host(scope)
         bucket = self.buckets.get(host)
         if bucket is None:
             if len(self.buckets) > 10000:
@@ -116,10 +116,14 @@ class HttpLimits:
         return None
 
 
+def client_host(scope: Scope) -> str:
+    """The client's address (``?`` where the server was not told it): the key of rate limits, and logged."""
+    return scope["client"][0] if scope.get("client") else "?"
+
+
 def where(scope: Scope) -> str:
     """``10.0.0.1 POST /api/tables`` for a log line (the path cut short: it is the client's text)."""
-    host = scope["client"][0] if scope.get("client") else "?"
-    return f"{host} {scope.get('method', 'WS')} {scope.get('path', '')[:60]}"
+    return f"{client_host(scope)} {scope.get('method', 'WS')} {scope.get('path', '')[:60]}"
 
 
 TOO_LARGE = f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes"
@@ -275,7 +279,7 @@ def create_app(
         return request.app.state.accounts
 
     def address(request: Request) -> str:
-        return request.client.host if request.client else "?"
+        return client_host(request.scope)
 
     async def body_of(request: Request, model: type[M]) -> M:
         try:
@@ -354,12 +358,15 @@ def create_app(
             "max_time": max_bot_time,
         }
 
+    # Each player count's default knobs, so a custom-rules form can start from a game that deals.
+    defaults = {n: Ruleset.default(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+    default_knobs = {
+        n: {"starting_coins": r.starting_coins, "removed": r.removed, "refund": r.refund} for n, r in defaults.items()
+    }
+
     @app.get("/api/rulesets")
     async def rulesets() -> dict[str, Any]:
-        # Each player count's default knobs, so a custom-rules form can start from a game that deals.
-        defaults = {n: Ruleset.default(n) for n in range(2, 7)}
-        knobs = {n: {"starting_coins": r.starting_coins, "removed": r.removed, "refund": r.refund} for n, r in defaults.items()}
-        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": knobs}
+        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": default_knobs}
 
     @app.get("/api/tables", responses=errors(400))
     async def list_tables(
