@@ -13,21 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
-from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,25 +33,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
-from . import collector
-from . import sessions as session_store
-from .accounts import Account, Accounts, check_owner, link_seat
+from . import collector, routes_accounts, routes_tables
+from .accounts import Accounts
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .lobby import Lobby, Options
 from .messages import (
     MAX_MESSAGE_BYTES,
-    ChangePassword,
-    CreateTable,
-    Credentials,
-    Join,
-    NoFields,
-    Settings,
-    Solo,
-    TokenBody,
-    describe_validation,
 )
 from .refused import Refused
+from .rest import BODY_MODELS, client_host, lobby_of, rest_error
 from .sockets import RateLimit, TableSockets
 from .storage import Storage
 
@@ -67,6 +56,8 @@ BAD_INPUT = frozenset({"bad_json", "bad_request", "too_large", "disconnected"})
 ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 DEFAULT_DB = "sqlite:///forsale.sqlite3"
+ROUTERS = (routes_tables.router, routes_accounts.router)
+"""The REST endpoints, one router per concern (``routes_*.py``); a new concern adds its router here."""
 
 
 class HttpLimits:
@@ -116,11 +107,6 @@ class HttpLimits:
         return None
 
 
-def client_host(scope: Scope) -> str:
-    """The client's address (``?`` where the server was not told it): the key of rate limits, and logged."""
-    return scope["client"][0] if scope.get("client") else "?"
-
-
 def where(scope: Scope) -> str:
     """``10.0.0.1 POST /api/tables`` for a log line (the path cut short: it is the client's text)."""
     return f"{client_host(scope)} {scope.get('method', 'WS')} {scope.get('path', '')[:60]}"
@@ -159,46 +145,6 @@ def without_body(send: Send) -> Send:
         await send(message)
 
     return send_head
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-
-
-class ErrorEnvelope(BaseModel):
-    """Every ``/api/`` error: ``{"error": {"code": "...", "message": "..."}}``."""
-
-    error: ErrorDetail
-
-
-ERROR_STATUSES = {
-    400: "malformed: not JSON, wrong types, unknown keys, or unknown rules, bots, seats, names or passwords",
-    401: "not signed in, or no account has that name and password",
-    403: "a token that holds no seat here, or not the creator's; another account's seat; a signed-in request from another origin",
-    404: "no such table, seat or endpoint",
-    409: "not now: the seat is taken, the table full, the game over or still running",
-    413: "a body over 64 KiB",
-    429: "too many requests from this address, or too many wrong passwords (see Retry-After)",
-}
-BODY_MODELS: tuple[type[BaseModel], ...] = (CreateTable, Solo, Join, TokenBody, Settings, Credentials, ChangePassword, NoFields)
-
-
-def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """The error answers an endpoint documents in the OpenAPI schema."""
-    return {status: {"model": ErrorEnvelope, "description": ERROR_STATUSES[status]} for status in statuses}
-
-
-def body(model: type[BaseModel], required: bool = False) -> dict[str, Any]:
-    """The JSON body an endpoint reads (with :func:`body_of`), for the OpenAPI schema."""
-    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {"requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}}
-
-
-def rest_error(code: str, message: str, status: int) -> JSONResponse:
-    """The error envelope of every ``/api/`` error; a 413 also closes the connection (the rest of its body is unread)."""
-    headers = {"Connection": "close"} if status == 413 else None
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
 
 
 def create_app(
@@ -272,47 +218,6 @@ def create_app(
         redoc_url=None,
     )
 
-    def lobby_of(request: Request) -> Lobby:
-        return request.app.state.lobby
-
-    def accounts_of(request: Request) -> Accounts:
-        return request.app.state.accounts
-
-    def address(request: Request) -> str:
-        return client_host(request.scope)
-
-    async def body_of(request: Request, model: type[M]) -> M:
-        try:
-            raw = await request.body()  # at most MAX_MESSAGE_BYTES: see capped()
-        except ClientDisconnect:  # the client hung up mid-body: nobody is left to answer
-            raise Refused("disconnected", "the client went away before sending the whole body") from None
-        try:
-            data = json.loads(raw) if raw.strip() else {}
-        except RecursionError:  # nesting deeper than the decoder's recursion limit
-            raise Refused("bad_json", "the request body is not valid JSON: it is nested too deeply") from None
-        except ValueError as err:
-            raise Refused("bad_json", f"the request body is not valid JSON: {err}") from None
-        if not isinstance(data, dict):
-            raise Refused("bad_request", "the request body must be a JSON object")
-        try:
-            return model.model_validate(data)
-        except ValidationError as err:
-            raise Refused("bad_request", describe_validation(err)) from None
-
-    async def table_of(request: Request, table_id: str) -> Any:
-        table = await lobby_of(request).get(table_id)
-        if table is None:
-            shown = repr(table_id) if len(table_id) <= 32 else "with this id"  # echo no junk
-            raise Refused("not_found", f"there is no table {shown}", 404)
-        return table
-
-    def seat_held(table: Any, token: str) -> int:
-        """The seat ``token`` holds at ``table``, or ``403 bad_token``."""
-        seat = table.seat_for_token(token)
-        if seat is None:
-            raise Refused("bad_token", "this token holds no seat at this table", 403)
-        return seat
-
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         problems = "; ".join(
@@ -368,182 +273,10 @@ def create_app(
     async def rulesets() -> dict[str, Any]:
         return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": default_knobs}
 
-    @app.get("/api/tables", responses=errors(400))
-    async def list_tables(
-        request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
-    ) -> dict[str, Any]:
-        """``limit`` is clamped to 1-500."""
-        lobby = lobby_of(request)
-        if status == "over":
-            return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
-        tables = lobby.listing()
-        if status == "open":
-            tables = [t for t in tables if t["status"] == "waiting"]
-        return {"tables": tables[: max(1, min(limit, 500))]}
-
-    @app.post("/api/tables", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(CreateTable))
-    async def create_table(request: Request) -> dict[str, Any]:
-        account = await accounts_of(request).current(request, changing=True)
-        body = await body_of(request, CreateTable)
-        if account is not None and body.player_name is None:
-            body = body.model_copy(update={"player_name": account["name"]})
-        out = await lobby_of(request).create(body)
-        if account is not None and "seat" in out:
-            await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
-        return out
-
-    @app.post("/api/solo", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(Solo))
-    async def solo(request: Request) -> dict[str, Any]:
-        account = await accounts_of(request).current(request, changing=True)
-        body = await body_of(request, Solo)
-        if account is not None and body.player_name is None:
-            body = body.model_copy(update={"player_name": account["name"]})
-        out = await lobby_of(request).solo(body)
-        if account is not None:
-            await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
-        return out
-
-    @app.get("/api/tables/{table_id}", responses=errors(404))
-    async def get_table(request: Request, table_id: str) -> dict[str, Any]:
-        table = await table_of(request, table_id)
-        return {"table": table.info(), "result": table.result()}
-
-    @app.post("/api/tables/{table_id}/join", responses=errors(400, 404, 409, 413, 429), openapi_extra=body(Join))
-    async def join(request: Request, table_id: str) -> dict[str, Any]:
-        account = await accounts_of(request).current(request, changing=True)
-        body = await body_of(request, Join)
-        table = await table_of(request, table_id)
-        seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
-        if account is not None:
-            await link_seat(table, seat, account)
-        return {"table": table.info(), "seat": seat, "token": token}
-
-    @app.post(
-        "/api/tables/{table_id}/claim",
-        responses=errors(400, 401, 403, 404, 413, 429),
-        openapi_extra=body(TokenBody, required=True),
-    )
-    async def claim(request: Request, table_id: str) -> dict[str, Any]:
-        """Link the seat a (guest's) token holds to the signed-in account."""
-        account = await accounts_of(request).required(request, changing=True)
-        body = await body_of(request, TokenBody)
-        table = await table_of(request, table_id)
-        seat = seat_held(table, body.token)
-        await link_seat(table, seat, account)
-        return {"table": table.info(), "seat": seat}
-
-    @app.post(
-        "/api/tables/{table_id}/leave",
-        responses=errors(400, 403, 404, 409, 413, 429),
-        openapi_extra=body(TokenBody, required=True),
-    )
-    async def leave(request: Request, table_id: str) -> dict[str, Any]:
-        account = await accounts_of(request).current(request, changing=True)
-        body = await body_of(request, TokenBody)
-        table = await table_of(request, table_id)
-        seat = seat_held(table, body.token)
-        check_owner(account, table.seats[seat])
-        await table.leave(seat)
-        return {"table": table.info()}
-
-    @app.post(
-        "/api/tables/{table_id}/settings",
-        responses=errors(400, 403, 404, 413, 429),
-        openapi_extra=body(Settings, required=True),
-    )
-    async def settings(request: Request, table_id: str) -> dict[str, Any]:
-        body = await body_of(request, Settings)
-        table = await table_of(request, table_id)
-        if not table.is_creator(body.creator_token):
-            raise Refused("bad_token", "only the table's creator may change its settings", 403)
-        if body.memory_aid is not None:
-            await table.set_memory_aid(body.memory_aid)
-        return {"table": table.info()}
-
-    @app.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
-    async def seat_view(request: Request, table_id: str, token: str | None = None) -> Response:
-        """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
-        table = await table_of(request, table_id)
-        seat = None
-        if token is not None:
-            seat = seat_held(table, token)
-            check_owner(await accounts_of(request).current(request), table.seats[seat])
-        return Response(table.snapshot("state", seat), media_type="application/json")
-
-    @app.get("/api/tables/{table_id}/record", responses=errors(404, 409))
-    async def record(request: Request, table_id: str) -> JSONResponse:
-        table = await table_of(request, table_id)
-        return JSONResponse(
-            table.record(),
-            headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
-        )
-
-    @app.get("/api/tables/{table_id}/replay", responses=errors(404, 409))
-    async def replay(request: Request, table_id: str) -> dict[str, Any]:
-        table = await table_of(request, table_id)
-        return table.replay()
-
-    # -- accounts (optional: guests need none of this; see forsale.server.accounts) -----------------------
-    async def signed_in(request: Request, account: Account) -> JSONResponse:
-        response = JSONResponse({"account": dict(account)})
-        session_id = await accounts_of(request).start_session(request, account)
-        session_store.set_cookie(response, request, session_id)
-        return response
-
-    @app.post("/api/signup", status_code=201, responses=errors(400, 403, 409, 413, 429), openapi_extra=body(Credentials, True))
-    async def sign_up(request: Request) -> JSONResponse:
-        """Make an account and sign in: the answer sets the session cookie."""
-        accounts = accounts_of(request)
-        await accounts.current(request, changing=True)  # a cookie from another origin is refused here too
-        credentials = await body_of(request, Credentials)
-        response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password))
-        response.status_code = 201
-        return response
-
-    @app.post("/api/signin", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(Credentials, True))
-    async def sign_in(request: Request) -> JSONResponse:
-        """Sign in: a new session cookie (any session the request carried ends)."""
-        accounts = accounts_of(request)
-        await accounts.current(request, changing=True)
-        credentials = await body_of(request, Credentials)
-        return await signed_in(request, await accounts.sign_in(credentials.name, credentials.password, address(request)))
-
-    @app.post("/api/signout", responses=errors(400, 403, 413, 429), openapi_extra=body(NoFields))
-    async def sign_out(request: Request) -> JSONResponse:
-        """End this session (signed out already is fine)."""
-        accounts = accounts_of(request)
-        await accounts.current(request, changing=True)
-        await body_of(request, NoFields)
-        await accounts.end_session(request)
-        response = JSONResponse({"account": None})
-        session_store.clear_cookie(response, request)
-        return response
-
-    @app.get("/api/me")
-    async def me(request: Request) -> dict[str, Any]:
-        """The signed-in account, or ``{"account": null}``."""
-        account = await accounts_of(request).current(request)
-        return {"account": None if account is None else dict(account)}
-
-    @app.post(
-        "/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True)
-    )
-    async def change_password(request: Request) -> JSONResponse:
-        """Change the password: every session of the account ends, and this client gets a new one."""
-        accounts = accounts_of(request)
-        account = await accounts.required(request, changing=True)
-        change = await body_of(request, ChangePassword)
-        await accounts.change_password(account, change.old_password, change.new_password, address(request))
-        return await signed_in(request, account)
-
-    @app.get("/api/me/games", responses=errors(401))
-    async def my_games(request: Request) -> dict[str, Any]:
-        """The signed-in account's games, latest first: waiting, playing and over."""
-        accounts = accounts_of(request)
-        account = await accounts.required(request)
-        return {"games": await accounts.games(account["id"])}
-
-    api_routes = [r for r in app.routes if isinstance(r, APIRoute)]
+    for router in ROUTERS:
+        app.include_router(router)
+    # Every endpoint, for the 405s below; read from the routers, as newer FastAPIs include them lazily.
+    api_routes = [r for r in (*app.routes, *(r for router in ROUTERS for r in router.routes)) if isinstance(r, APIRoute)]
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, plus the body models (bodies are read by :func:`body_of`, which FastAPI cannot see).

@@ -1,0 +1,84 @@
+"""Account endpoints (optional: guests need none of this): sign up, sign in, sign out, me, password, my games.
+
+The accounts themselves are :mod:`forsale.server.accounts`; sessions are :mod:`forsale.server.sessions`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from . import sessions as session_store
+from .accounts import Account
+from .messages import ChangePassword, Credentials, NoFields
+from .rest import accounts_of, address, body, body_of, errors
+
+router = APIRouter()
+
+
+async def signed_in(request: Request, account: Account) -> JSONResponse:
+    response = JSONResponse({"account": dict(account)})
+    session_id = await accounts_of(request).start_session(request, account)
+    session_store.set_cookie(response, request, session_id)
+    return response
+
+
+@router.post(
+    "/api/signup", status_code=201, responses=errors(400, 403, 409, 413, 429), openapi_extra=body(Credentials, True)
+)
+async def sign_up(request: Request) -> JSONResponse:
+    """Make an account and sign in: the answer sets the session cookie."""
+    accounts = accounts_of(request)
+    await accounts.current(request, changing=True)  # a cookie from another origin is refused here too
+    credentials = await body_of(request, Credentials)
+    response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password))
+    response.status_code = 201
+    return response
+
+
+@router.post("/api/signin", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(Credentials, True))
+async def sign_in(request: Request) -> JSONResponse:
+    """Sign in: a new session cookie (any session the request carried ends)."""
+    accounts = accounts_of(request)
+    await accounts.current(request, changing=True)
+    credentials = await body_of(request, Credentials)
+    return await signed_in(request, await accounts.sign_in(credentials.name, credentials.password, address(request)))
+
+
+@router.post("/api/signout", responses=errors(400, 403, 413, 429), openapi_extra=body(NoFields))
+async def sign_out(request: Request) -> JSONResponse:
+    """End this session (signed out already is fine)."""
+    accounts = accounts_of(request)
+    await accounts.current(request, changing=True)
+    await body_of(request, NoFields)
+    await accounts.end_session(request)
+    response = JSONResponse({"account": None})
+    session_store.clear_cookie(response, request)
+    return response
+
+
+@router.get("/api/me")
+async def me(request: Request) -> dict[str, Any]:
+    """The signed-in account, or ``{"account": null}``."""
+    account = await accounts_of(request).current(request)
+    return {"account": None if account is None else dict(account)}
+
+
+@router.post("/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True))
+async def change_password(request: Request) -> JSONResponse:
+    """Change the password: every session of the account ends, and this client gets a new one."""
+    accounts = accounts_of(request)
+    account = await accounts.required(request, changing=True)
+    change = await body_of(request, ChangePassword)
+    await accounts.change_password(account, change.old_password, change.new_password, address(request))
+    return await signed_in(request, account)
+
+
+@router.get("/api/me/games", responses=errors(401))
+async def my_games(request: Request) -> dict[str, Any]:
+    """The signed-in account's games, latest first: waiting, playing and over."""
+    accounts = accounts_of(request)
+    account = await accounts.required(request)
+    return {"games": await accounts.games(account["id"])}

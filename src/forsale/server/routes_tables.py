@@ -1,0 +1,141 @@
+"""The lobby's and the tables' REST endpoints: list, create, join, claim, leave, settings, view, record, replay."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from .accounts import check_owner, link_seat
+from .messages import CreateTable, Join, Settings, Solo, TokenBody
+from .refused import Refused
+from .rest import accounts_of, body, body_of, errors, lobby_of, seat_held, table_of
+
+router = APIRouter()
+
+
+@router.get("/api/tables", responses=errors(400))
+async def list_tables(
+    request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
+) -> dict[str, Any]:
+    """``limit`` is clamped to 1-500."""
+    lobby = lobby_of(request)
+    if status == "over":
+        return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
+    tables = lobby.listing()
+    if status == "open":
+        tables = [t for t in tables if t["status"] == "waiting"]
+    return {"tables": tables[: max(1, min(limit, 500))]}
+
+
+@router.post("/api/tables", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(CreateTable))
+async def create_table(request: Request) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, CreateTable)
+    if account is not None and body.player_name is None:
+        body = body.model_copy(update={"player_name": account["name"]})
+    out = await lobby_of(request).create(body)
+    if account is not None and "seat" in out:
+        await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+    return out
+
+
+@router.post("/api/solo", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(Solo))
+async def solo(request: Request) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, Solo)
+    if account is not None and body.player_name is None:
+        body = body.model_copy(update={"player_name": account["name"]})
+    out = await lobby_of(request).solo(body)
+    if account is not None:
+        await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+    return out
+
+
+@router.get("/api/tables/{table_id}", responses=errors(404))
+async def get_table(request: Request, table_id: str) -> dict[str, Any]:
+    table = await table_of(request, table_id)
+    return {"table": table.info(), "result": table.result()}
+
+
+@router.post("/api/tables/{table_id}/join", responses=errors(400, 404, 409, 413, 429), openapi_extra=body(Join))
+async def join(request: Request, table_id: str) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, Join)
+    table = await table_of(request, table_id)
+    seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
+    if account is not None:
+        await link_seat(table, seat, account)
+    return {"table": table.info(), "seat": seat, "token": token}
+
+
+@router.post(
+    "/api/tables/{table_id}/claim",
+    responses=errors(400, 401, 403, 404, 413, 429),
+    openapi_extra=body(TokenBody, required=True),
+)
+async def claim(request: Request, table_id: str) -> dict[str, Any]:
+    """Link the seat a (guest's) token holds to the signed-in account."""
+    account = await accounts_of(request).required(request, changing=True)
+    body = await body_of(request, TokenBody)
+    table = await table_of(request, table_id)
+    seat = seat_held(table, body.token)
+    await link_seat(table, seat, account)
+    return {"table": table.info(), "seat": seat}
+
+
+@router.post(
+    "/api/tables/{table_id}/leave",
+    responses=errors(400, 403, 404, 409, 413, 429),
+    openapi_extra=body(TokenBody, required=True),
+)
+async def leave(request: Request, table_id: str) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, TokenBody)
+    table = await table_of(request, table_id)
+    seat = seat_held(table, body.token)
+    check_owner(account, table.seats[seat])
+    await table.leave(seat)
+    return {"table": table.info()}
+
+
+@router.post(
+    "/api/tables/{table_id}/settings",
+    responses=errors(400, 403, 404, 413, 429),
+    openapi_extra=body(Settings, required=True),
+)
+async def settings(request: Request, table_id: str) -> dict[str, Any]:
+    body = await body_of(request, Settings)
+    table = await table_of(request, table_id)
+    if not table.is_creator(body.creator_token):
+        raise Refused("bad_token", "only the table's creator may change its settings", 403)
+    if body.memory_aid is not None:
+        await table.set_memory_aid(body.memory_aid)
+    return {"table": table.info()}
+
+
+@router.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
+async def seat_view(request: Request, table_id: str, token: str | None = None) -> Response:
+    """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
+    table = await table_of(request, table_id)
+    seat = None
+    if token is not None:
+        seat = seat_held(table, token)
+        check_owner(await accounts_of(request).current(request), table.seats[seat])
+    return Response(table.snapshot("state", seat), media_type="application/json")
+
+
+@router.get("/api/tables/{table_id}/record", responses=errors(404, 409))
+async def record(request: Request, table_id: str) -> JSONResponse:
+    table = await table_of(request, table_id)
+    return JSONResponse(
+        table.record(),
+        headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
+    )
+
+
+@router.get("/api/tables/{table_id}/replay", responses=errors(404, 409))
+async def replay(request: Request, table_id: str) -> dict[str, Any]:
+    table = await table_of(request, table_id)
+    return table.replay()
