@@ -22,20 +22,28 @@ DEFAULT_BOT = "medium"
 """The bot a seat gets when nobody names one (the server, ``forsale play``); registered by ``forsale.bots.search``."""
 
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
+# Bots built by name but listed nowhere (no bot list, no /api/bots, no table of the server): measurement opponents.
+_UNLISTED: dict[str, tuple[Factory, str]] = {}
 # Which tables a bot can play, for the few that cannot play them all (a learned policy reads one table size).
 _PLAYS: dict[str, Callable[[Ruleset], bool]] = {}
 # Modules whose import registers bots. Each new bot module adds itself here.
-_BOT_MODULES = ["forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search", "forsale.bots.ppo"]
+_BOT_MODULES = [
+    "forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search", "forsale.bots.ppo", "forsale.bots.population",
+]  # fmt: skip
 _loaded = False
 
 
 def register(
-    name: str, description: str, plays: Callable[[Ruleset], bool] | None = None
+    name: str, description: str, plays: Callable[[Ruleset], bool] | None = None, *, listed: bool = True
 ) -> Callable[[Factory], Factory]:
-    """Decorator: make ``factory(**options)`` buildable as ``name``; ``plays(rules)``: can it play that table."""
+    """Decorator: make ``factory(**options)`` buildable as ``name``; ``plays(rules)``: can it play that table.
+
+    ``listed=False``: buildable by :func:`make_agent` only, never in :func:`agent_names` or
+    :func:`describe_agents` (so no front end offers it and the server seats it nowhere).
+    """
 
     def wrap(factory: Factory) -> Factory:
-        _FACTORIES[name] = (factory, description)
+        (_FACTORIES if listed else _UNLISTED)[name] = (factory, description)
         if plays is not None:
             _PLAYS[name] = plays
         return factory
@@ -76,9 +84,10 @@ def make_agent(spec: str) -> Agent:
     """The agent named by ``spec``; a clear ``ValueError`` for unknown names or options."""
     _load()
     name, options = parse_spec(spec)
-    if name not in _FACTORIES:
+    entry = _FACTORIES.get(name) or _UNLISTED.get(name)
+    if entry is None:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(agent_names())}")
-    factory, _ = _FACTORIES[name]
+    factory, _ = entry
     try:
         return factory(**options)
     except TypeError as error:

@@ -1,0 +1,344 @@
+"""A population of simple opponents, for measuring strength against players unlike our own bots.
+
+A bot tuned against a few opponents can be strong against them and weak
+against anyone else. To say how strong a bot is, it must meet many players
+it was never tuned on. This module builds them from parametric families:
+
+- **bidding rules** (a *limit*: the highest total bid the seat will make this
+  auction round, worked out afresh at every decision): a share of the coins
+  held (``share``); pacing the coins over the auctions left (``pace``); a share
+  of the spread between the highest and lowest house revealed this round
+  (``spread``); bidding only when the top house reaches a threshold (``top``);
+  a share of the value gap between the top house and the one a pass takes now
+  (``gap``) or between the two best houses (``lead``); mixtures with
+  randomness (``jitter``, ``coinflip``, ``gamble``); and bidding straight up
+  to the limit instead of one coin at a time (``...jump``);
+- **sale rules**: lowest, highest and median house; rank matching (the
+  house whose rank in the hand matches how rich this round's cheques are
+  among those not yet won); cheque matching (the house nearest twice the
+  mean, or twice the top, cheque); a mixture of rank matching and chance;
+- **people's advice** from the rules' strategy notes: pass at once when the
+  houses on the table are close in value (``close4``, ``close8``: the spread
+  is at most 4 or 8), and keep the best houses for the rounds with the
+  richest cheques, sacrificing small houses when the cheques are poor or
+  alike (``savebest``). :data:`HUMAN_LIKE` names the members built that way.
+
+Each bidding rule meets three sale rules (chosen cyclically so that every
+sale rule meets every kind of bidding rule), and the human-like pairs are
+added, which gives :func:`generated_names`. The registered baselines and
+``expert`` belong to the population too (:data:`REGISTERED`); the search bots
+(``hard``, ``hard-v1``) are measured against on their own, by name (they are
+slow and are the bots under test).
+
+**The split.** :func:`tuning` and :func:`held_out` split :func:`member_names`
+in two with the fixed seed :data:`SPLIT_SEED`, family by family (each family's
+members are shuffled and dealt alternately), so both halves hold every family.
+The held-out half is for **measurement only**: no training, tuning or
+self-play of any bot may read it, or the measurement says nothing about
+players the bot has never seen. Train and tune on :func:`tuning`.
+
+Every member reads only its :class:`~forsale.view.View`, plays one of
+``view.legal_actions()`` at every player count and under every ruleset, and
+draws randomness only from the generator it is given. Members are registered
+*unlisted* (``make_agent("pop-share20-rank")`` builds one; no front end lists
+them and the server seats none of them).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..actions import PASS, SELLS, Action, bid
+from ..view import View
+from .registry import register
+
+SPLIT_SEED = 14
+"""The seed of the tuning / held-out split (issue 14). Changing it changes which players are unseen: don't."""
+
+REGISTERED: tuple[str, ...] = ("random", "value", "smart", "prudent", "cheapskate", "bigspender", "expert")
+"""Registered bots that are members too (the baselines and ``expert``), split like the generated ones."""
+
+Limit = Callable[[View, random.Random], float]
+Choose = Callable[[View, random.Random], int]
+
+
+@dataclass(frozen=True)
+class Bidder:
+    """A bidding rule: ``limit(view, rng)`` is the highest total bid it will make now; ``jump``: bid it at once."""
+
+    name: str
+    family: str
+    limit: Limit
+    jump: bool = False
+
+
+@dataclass(frozen=True)
+class Seller:
+    """A sale rule: ``choose(view, rng)`` is the house of the viewing seat's hand to sell."""
+
+    name: str
+    choose: Choose
+
+
+class PopulationAgent:
+    """One member: a bidding rule and a sale rule (see the module docstring)."""
+
+    def __init__(self, name: str, bidder: Bidder, seller: Seller) -> None:
+        self.name = name
+        self.bidder = bidder
+        self.seller = seller
+
+    def act(self, view: View, rng: random.Random, budget: float | None = None) -> Action:
+        seat = view.seat
+        assert seat is not None
+        if view.phase == "auction":
+            coins, high = view.coins[seat], view.high
+            if coins <= high:  # cannot raise: passing is the only move
+                return PASS
+            limit = min(coins, int(self.bidder.limit(view, rng)))
+            if limit <= high:
+                return PASS
+            return bid(limit if self.bidder.jump else high + 1)
+        return SELLS[self.seller.choose(view, rng)]
+
+
+# -- what the rules read from a view -------------------------------------------------
+
+
+def _coins(view: View) -> int:
+    assert view.seat is not None
+    return view.coins[view.seat]
+
+
+def _revealed(view: View) -> list[int]:
+    """The houses revealed this auction round (taken ones included), ascending."""
+    return sorted(view.auction_tables[-1])
+
+
+def _spread(view: View) -> int:
+    revealed = _revealed(view)
+    return revealed[-1] - revealed[0]
+
+
+def _auctions_left(view: View) -> int:
+    """Auction rounds still to play, this one included."""
+    return view.rules.rounds - len(view.auction_tables) + 1
+
+
+def _richness(view: View) -> float:
+    """How rich this sale round is, 0..1: the mean rank of its cheques among the cheques not yet won."""
+    pool = sorted(view.unseen_cheques + view.table)
+    if len(pool) < 2:
+        return 0.5
+    ranks = [(pool.index(c) + (len(pool) - 1 - pool[::-1].index(c))) / 2 for c in view.table]
+    return sum(ranks) / len(ranks) / (len(pool) - 1)
+
+
+# -- bidding families ----------------------------------------------------------------
+
+
+def _share(s: float) -> Limit:
+    return lambda view, rng: s * _coins(view)
+
+
+def _pace(f: float) -> Limit:
+    return lambda view, rng: f * _coins(view) / _auctions_left(view)
+
+
+def _spread_share(k: float) -> Limit:
+    return lambda view, rng: k * _spread(view)
+
+
+def _top(threshold: int, s: float) -> Limit:
+    return lambda view, rng: s * _coins(view) if _revealed(view)[-1] >= threshold else 0.0
+
+
+def _gap(k: float) -> Limit:
+    """A share of what winning the round gains over passing now: the top house left minus the lowest."""
+    return lambda view, rng: k * (max(view.table) - min(view.table))
+
+
+def _lead(k: float) -> Limit:
+    """Worth fighting for only as much as the top house leads the second one (plus one coin)."""
+
+    def limit(view: View, rng: random.Random) -> float:
+        revealed = _revealed(view)
+        return k * (revealed[-1] - revealed[-2]) + 1 if len(revealed) > 1 else 0.0
+
+    return limit
+
+
+def _jitter(base: Limit, width: float) -> Limit:
+    return lambda view, rng: base(view, rng) * rng.uniform(1 - width, 1 + width)
+
+
+def _either(p: float, first: Limit, second: Limit) -> Limit:
+    """``first`` with chance ``p`` at each decision, else ``second``."""
+    return lambda view, rng: first(view, rng) if rng.random() < p else second(view, rng)
+
+
+def _close(closeness: int, k: float) -> Limit:
+    """People's advice: houses close in value are not worth a fight, so pass at once; else bid a share of the gap."""
+    return lambda view, rng: 0.0 if _spread(view) <= closeness else k * (max(view.table) - min(view.table))
+
+
+BIDDERS: tuple[Bidder, ...] = (
+    *(Bidder(f"share{round(s * 100)}", "share", _share(s)) for s in (0.2, 0.3, 0.45, 0.6, 0.8)),
+    *(Bidder(f"pace{round(f * 100)}", "pace", _pace(f)) for f in (0.75, 1.0, 1.5, 2.5)),
+    *(Bidder(f"spread{round(k * 100)}", "spread", _spread_share(k)) for k in (0.15, 0.25, 0.4, 0.6)),
+    *(Bidder(f"top{t}", "top", _top(t, s)) for t, s in ((18, 0.5), (22, 0.6), (26, 0.8))),
+    *(Bidder(f"gap{round(k * 100)}", "gap", _gap(k)) for k in (0.2, 0.35, 0.5, 0.65, 0.8)),
+    *(Bidder(f"lead{round(k * 100)}", "lead", _lead(k)) for k in (0.5, 1.0)),
+    Bidder("jitter40", "random", _jitter(_share(0.4), 0.5)),
+    Bidder("coinflip", "random", _either(0.5, _spread_share(0.4), lambda view, rng: 0.0)),
+    Bidder("gamble20", "random", _either(0.2, _share(0.8), _pace(1.0))),
+    Bidder("share45jump", "jump", _share(0.45), jump=True),
+    Bidder("spread40jump", "jump", _spread_share(0.4), jump=True),
+    Bidder("pace150jump", "jump", _pace(1.5), jump=True),
+    Bidder("close4", "human", _close(4, 0.35)),
+    Bidder("close8", "human", _close(8, 0.5)),
+)
+"""Every bidding rule, by name (the ``family`` groups them for the split)."""
+
+
+# -- sale rules ----------------------------------------------------------------------
+
+
+def _lowest(view: View, rng: random.Random) -> int:
+    return min(view.hand)
+
+
+def _highest(view: View, rng: random.Random) -> int:
+    return max(view.hand)
+
+
+def _median(view: View, rng: random.Random) -> int:
+    hand = sorted(view.hand)
+    return hand[len(hand) // 2]
+
+
+def _rank(view: View, rng: random.Random) -> int:
+    """The house whose rank in the hand matches the round's richness."""
+    hand = sorted(view.hand)
+    return hand[round(_richness(view) * (len(hand) - 1))]
+
+
+def _nearest(target: Callable[[View], float]) -> Choose:
+    def choose(view: View, rng: random.Random) -> int:
+        t = target(view)
+        return min(sorted(view.hand), key=lambda h: (abs(h - t), h))
+
+    return choose
+
+
+def _rank_or_random(p: float) -> Choose:
+    def choose(view: View, rng: random.Random) -> int:
+        hand = sorted(view.hand)
+        return hand[int(rng.random() * len(hand))] if rng.random() < p else _rank(view, rng)
+
+    return choose
+
+
+def _save_best(view: View, rng: random.Random) -> int:
+    """People's advice: the best house for the richest cheques, the smallest when the cheques are poor or alike."""
+    cheques = sorted(view.table)
+    richness = _richness(view)
+    if richness >= 0.7:
+        return max(view.hand)
+    if richness <= 0.4 or cheques[-1] - cheques[0] <= 3:
+        return min(view.hand)
+    return _median(view, rng)
+
+
+SELLERS: tuple[Seller, ...] = (
+    Seller("rank", _rank),
+    Seller("lowest", _lowest),
+    Seller("match", _nearest(lambda view: 2 * sum(view.table) / len(view.table))),
+    Seller("highest", _highest),
+    Seller("savebest", _save_best),
+    Seller("median", _median),
+    Seller("matchtop", _nearest(lambda view: 2 * max(view.table))),
+    Seller("rankmix25", _rank_or_random(0.25)),
+)
+"""Every sale rule, by name."""
+
+_HUMAN_PAIRS = (("close4", "savebest"), ("close8", "savebest"), ("close4", "rank"), ("gap35", "savebest"))
+HUMAN_LIKE: tuple[str, ...] = tuple(f"pop-{b}-{s}" for b, s in _HUMAN_PAIRS)
+"""Members that play as the strategy notes advise people to (close houses: pass; best houses: richest cheques)."""
+
+
+def _pairs() -> dict[str, tuple[Bidder, Seller]]:
+    bidders = {b.name: b for b in BIDDERS}
+    sellers = {s.name: s for s in SELLERS}
+    pairs: dict[str, tuple[Bidder, Seller]] = {}
+    n = len(SELLERS)
+    for i, b in enumerate(BIDDERS):
+        for j in (i, i + 3, i + 6):
+            s = SELLERS[j % n]
+            pairs[f"pop-{b.name}-{s.name}"] = (b, s)
+    for b_name, s_name in _HUMAN_PAIRS:
+        pairs[f"pop-{b_name}-{s_name}"] = (bidders[b_name], sellers[s_name])
+    return pairs
+
+
+_PAIRS = _pairs()
+
+
+def generated_names() -> list[str]:
+    """The generated members' names (``pop-<bidding rule>-<sale rule>``), in a fixed order."""
+    return list(_PAIRS)
+
+
+def member(name: str) -> PopulationAgent:
+    """The generated member called ``name``; ``KeyError`` if there is none."""
+    bidder, seller = _PAIRS[name]
+    return PopulationAgent(name, bidder, seller)
+
+
+def family(name: str) -> str:
+    """A member's family for the split: its bidding rule's family, or ``registered`` for the registered bots."""
+    return _PAIRS[name][0].family if name in _PAIRS else "registered"
+
+
+def member_names() -> list[str]:
+    """Everyone in the population: the generated members, then :data:`REGISTERED`."""
+    return generated_names() + list(REGISTERED)
+
+
+def _split() -> tuple[list[str], list[str]]:
+    rng = random.Random(SPLIT_SEED)
+    families: dict[str, list[str]] = {}
+    for name in member_names():
+        families.setdefault(family(name), []).append(name)
+    tune: list[str] = []
+    held: list[str] = []
+    for fam in sorted(families):
+        names = sorted(families[fam])
+        rng.shuffle(names)
+        first_half = rng.random() < 0.5  # which half gets the odd member of an odd family
+        for i, name in enumerate(names):
+            (tune if (i % 2 == 0) == first_half else held).append(name)
+    return sorted(tune), sorted(held)
+
+
+_TUNING, _HELD_OUT = _split()
+
+
+def tuning() -> list[str]:
+    """The tuning half: the only members training, tuning and self-play may meet."""
+    return list(_TUNING)
+
+
+def held_out() -> list[str]:
+    """The held-out half, **for measurement only** (``bench/strength.py``): never train or tune against it."""
+    return list(_HELD_OUT)
+
+
+def _factory(name: str) -> Callable[[], PopulationAgent]:
+    return lambda: member(name)
+
+
+for _name, (_bidder, _seller) in _PAIRS.items():
+    register(_name, f"population: bids by {_bidder.name}, sells by {_seller.name}", listed=False)(_factory(_name))
