@@ -10,7 +10,7 @@ from forsale import Ruleset, new_game, view
 from forsale.bots import agent_names, make_agent
 
 # Search bots get a tiny budget here: legality, not strength, is under test.
-FAST = {"hard": "hard:time=0.002"}
+FAST = {"hard": "hard:time=0.002", "hard-v1": "hard-v1:time=0.002"}
 RULESETS = [
     (2, "two-player"),
     (3, "official"),

@@ -10,10 +10,13 @@ from itertools import combinations
 import pytest
 
 from forsale import View, new_game, sample_state, view
-from forsale.bots import make_agent, search
+from forsale.actions import action_from_json
+from forsale.bots import make_agent, search_v1
 from forsale.bots.expert import below_distribution, order_stat_means, sale_posteriors
-from forsale.bots.search import fit_bidders, hand_values, quantile_stats
-from forsale.rules import CHEQUES
+from forsale.bots.opponents import fit_bidders
+from forsale.bots.search import action_values, win_chances
+from forsale.bots.valuation import hand_values, quantile_stats
+from forsale.rules import CHEQUES, win_shares
 
 
 def test_order_statistics_are_exact() -> None:
@@ -123,7 +126,7 @@ def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkey
     auctions, sales, forced = decisions()
     assert len(auctions) >= 3 and len(sales) >= 3 and forced
     clock = TickingClock()
-    monkeypatch.setattr(search, "time", clock)
+    monkeypatch.setattr(search_v1, "time", clock)
     agent = make_agent("hard:time=0.03125")  # 32 ticks
     for v in auctions[:3] + sales[:3]:
         agent.act(v, random.Random(1), None)
@@ -133,7 +136,7 @@ def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkey
     # Without time= the default budget is spent: 0.2 s is 204.8 ticks, so the 205th check is the first past it.
     default = make_agent("hard")
     default.act(auctions[0], random.Random(1), None)
-    assert default.samples_drawn == math.ceil(search.DEFAULT_TIME / clock.TICK) == 205  # type: ignore[attr-defined]
+    assert default.samples_drawn == math.ceil(search_v1.DEFAULT_TIME / clock.TICK) == 205  # type: ignore[attr-defined]
     # With one legal action there is nothing to weigh: no sample, and the clock is not even read.
     reads = clock.reads
     assert agent.act(forced[0], random.Random(1), None) == forced[0].legal_actions()[0]
@@ -165,3 +168,97 @@ def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic() -> None:
             moves.add(agent.act(v, random.Random(1), None))
             assert agent.samples_drawn == 5  # type: ignore[attr-defined]
         assert len(moves) == 1
+
+
+def expert_decisions(players: int, seed: int) -> list[View]:
+    """Every decision with a choice in one game between experts (the views the pins below were taken on)."""
+    state = new_game(players, seed=seed)
+    expert, rng = make_agent("expert"), random.Random(seed)
+    out: list[View] = []
+    while not state.is_over:
+        seats = [state.current_seat] if state.phase == "auction" else list(state.seats_to_act())
+        for seat in seats:
+            v = view(state, seat)
+            if len(v.legal_actions()) > 1:
+                out.append(v)
+            state.push(seat, expert.act(v, rng))
+    return out
+
+
+# (players, game seed, decision index, move) of ``hard:samples=6`` with ``random.Random(index)``, recorded
+# from the search bot before it was split into valuation, opponents, rollout and search modules.
+PINNED_V1 = [
+    (3, 5, 0, {"pass": True}),
+    (3, 5, 9, {"pass": True}),
+    (3, 5, 18, {"bid": 3}),
+    (3, 5, 27, {"bid": 4}),
+    (3, 5, 36, {"sell": 2}),
+    (3, 5, 45, {"sell": 13}),
+    (4, 6, 0, {"pass": True}),
+    (4, 6, 11, {"bid": 1}),
+    (4, 6, 22, {"bid": 4}),
+    (4, 6, 33, {"bid": 4}),
+    (4, 6, 44, {"bid": 5}),
+    (4, 6, 55, {"sell": 7}),
+    (4, 6, 66, {"sell": 2}),
+    (5, 7, 0, {"bid": 1}),
+    (5, 7, 11, {"pass": True}),
+    (5, 7, 22, {"bid": 1}),
+    (5, 7, 33, {"pass": True}),
+    (5, 7, 44, {"sell": 30}),
+    (5, 7, 55, {"sell": 6}),
+    (5, 7, 66, {"sell": 11}),
+    (6, 8, 0, {"bid": 1}),
+    (6, 8, 11, {"pass": True}),
+    (6, 8, 22, {"pass": True}),
+    (6, 8, 33, {"pass": True}),
+    (6, 8, 44, {"sell": 1}),
+    (6, 8, 55, {"sell": 24}),
+    (6, 8, 66, {"sell": 15}),
+]
+
+
+@pytest.mark.parametrize(("players", "seed"), sorted({(p, s) for p, s, _, _ in PINNED_V1}))
+def test_hard_v1_plays_the_moves_of_the_search_bot_before_the_split(players: int, seed: int) -> None:
+    views = expert_decisions(players, seed)
+    for p, s, index, move in PINNED_V1:
+        if (p, s) == (players, seed):
+            got = make_agent("hard-v1:samples=6").act(views[index], random.Random(index), None)
+            assert got == action_from_json(move), (players, seed, index)
+
+
+def test_action_values_give_every_legal_action_a_win_chance_reproducibly() -> None:
+    views = expert_decisions(4, 6)
+    for v in views[::9]:
+        values = action_values(v, random.Random(3), samples=4)
+        assert [a for a, _ in values] == list(v.legal_actions())
+        assert all(0.0 <= x <= 1.0 for _, x in values)
+        assert values == action_values(v, random.Random(3), samples=4)
+    # With one house each, the last sale round is known: the chance is the rules' win share, exactly.
+    state = new_game(4, seed=6)
+    expert = make_agent("expert")
+    while not state.is_over and not (state.phase == "sale" and len(state.hands[0]) == 1):
+        for seat in state.seats_to_act():
+            state.push(seat, expert.act(view(state, seat), random.Random(0)))
+    final = view(state, 0)
+    scores = [sum(won) + c for won, c in zip(final.cheques_won, final.coins)]
+    ((action, chance),) = action_values(final, random.Random(0), samples=1)
+    plays = [h[0] for h in final.hands]
+    order = sorted(plays)
+    scores = [s + final.table[order.index(h)] for s, h in zip(scores, plays)]
+    assert action == final.legal_actions()[0]
+    assert chance == pytest.approx(win_shares(scores, final.coins)[0])
+
+
+def test_win_chances_add_up_to_one_and_are_exact_at_the_end() -> None:
+    views = expert_decisions(5, 7)
+    for v in views[::15]:
+        chances = win_chances(v, random.Random(1), samples=3)
+        assert len(chances) == 5 and sum(chances) == pytest.approx(1.0)
+        assert chances == win_chances(v, random.Random(1), samples=3)
+    state = new_game(3, seed=2)
+    while not state.is_over:
+        for seat in state.seats_to_act():
+            state.push(seat, state.legal_actions(seat)[0])
+    assert win_chances(view(state, 1), random.Random(0)) == win_shares(state.scores(), state.coins)
+    assert action_values(view(state, 1), random.Random(0)) == []

@@ -1,0 +1,127 @@
+"""What the search bots expect the other seats to do, learnt from what they did this game.
+
+**Bidding.** Every seat's raises and passes so far are replayed and fitted
+to a grid of simple rules, "raise by one while ``high + 1 <= a * value gap
++ b * coins``" (:func:`fit_bidders`): the expert's value-gap rule and the
+baselines' share-of-coins rules are both on the grid. The expert's rule has
+a head start, so a seat seen only a few times is modelled like the expert.
+
+**Selling.** A seat's sale type is drawn from the expert's posterior over
+sale types (:func:`forsale.bots.expert.sale_posteriors`), and a predicted
+play from the probabilities it gives each house (:func:`draw`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from math import log
+
+from ..actions import Bid
+from ..view import View
+from .expert import ALPHA, SALE_TYPES
+from .valuation import round_values
+
+Bidder = tuple[float, float]
+"""A seat's bidding rule in rollouts: raise by one while ``high + 1 <= a * gap + b * coins``."""
+
+EXPERT_BIDDER: Bidder = (ALPHA, 0.0)
+BIDDER_GRID: tuple[Bidder, ...] = tuple(
+    (a, b) for a in (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0) for b in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75)
+)
+BIDDER_ERROR = 0.1
+"""Chance that a seat's move disagrees with its rule (so one odd move is not fatal)."""
+
+
+def bidder_log_likelihoods(view: View) -> list[list[float]]:
+    """Per seat, the log-likelihood of each rule of :data:`BIDDER_GRID` given its raises and passes.
+
+    The auction history is replayed; each decision of a seat that could
+    raise is a vote for the rules under which it would have done the same
+    (a rule that disagrees keeps a :data:`BIDDER_ERROR` chance). The
+    expert's own rule has a head start of 2 nats.
+    """
+    n = view.players
+    cards = view.rules.cards
+    refund = view.rules.refund_of
+    logs = [[0.0] * len(BIDDER_GRID) for _ in range(n)]
+    expert_index = BIDDER_GRID.index(EXPERT_BIDDER)
+    for s in range(n):
+        logs[s][expert_index] += 2.0
+    agree, disagree = log(1 - BIDDER_ERROR), log(BIDDER_ERROR)
+    coins = [view.rules.starting_coins] * n
+    r = 0
+    tables = view.auction_tables
+    seen = sorted(tables[0])
+    table = list(tables[0])
+    values = round_values(seen, table, n, cards)
+    bids = [0] * n
+    active = [True] * n
+    left = n
+    lo = 0
+    high = 0
+    for seat, action in view.history:
+        if seat is None:
+            break
+        gap = values[table[-1]] - values[table[lo]]
+        raised = action.__class__ is Bid
+        if coins[seat] > high:
+            row = logs[seat]
+            for i, (a, b) in enumerate(BIDDER_GRID):
+                row[i] += agree if (high + 1 <= a * gap + b * coins[seat]) == raised else disagree
+        if raised:
+            high = action.amount
+            bids[seat] = high
+            continue
+        coins[seat] -= bids[seat] - refund(bids[seat])
+        lo += 1
+        active[seat] = False
+        left -= 1
+        if left == 1:
+            last = active.index(True)
+            coins[last] -= bids[last]
+            r += 1
+            if r == len(tables):
+                break
+            table = list(tables[r])
+            seen = sorted(seen + table)
+            values = round_values(seen, table, n, cards)
+            bids = [0] * n
+            active = [True] * n
+            left = n
+            lo = 0
+            high = 0
+    return logs
+
+
+def fit_bidders(view: View) -> list[Bidder]:
+    """Each seat's most likely :data:`Bidder` given every raise and pass it made this game."""
+    return [BIDDER_GRID[max(range(len(row)), key=row.__getitem__)] for row in bidder_log_likelihoods(view)]
+
+
+def sample_kinds(posts: Sequence[dict[str, float]], me: int, rng: random.Random) -> list[str]:
+    """One sale type per seat, drawn from its posterior; the searching seat plays ``greedy``."""
+    kinds = []
+    for s, post in enumerate(posts):
+        if s == me:
+            kinds.append("greedy")
+            continue
+        x = rng.random()
+        chosen = SALE_TYPES[-1]
+        for kind in SALE_TYPES:
+            x -= post[kind]
+            if x <= 0:
+                chosen = kind
+                break
+        kinds.append(chosen)
+    return kinds
+
+
+def draw(hand: Sequence[int], probs: Sequence[float], rng: random.Random) -> int:
+    """A house of ``hand`` drawn with chances proportional to ``probs``."""
+    x = rng.random() * sum(probs)
+    for h, p in zip(hand, probs):
+        x -= p
+        if x <= 0:
+            return h
+    return hand[-1]

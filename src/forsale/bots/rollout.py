@@ -1,0 +1,171 @@
+"""The search bots' fast restatement of the rules: finish the auctions or the sales on plain lists.
+
+Rollouts spend most of the search's time here, so these functions do not
+go through :meth:`forsale.state.State.push` (which checks every move and
+records the history): they keep coins, hands and bids in local lists. That
+restates the rules (who bids next, what a pass costs, who takes which house
+and which cheque), so ``tests/bots/test_bots_rollout.py`` plays the same
+decisions through the engine on random positions and asks for the same
+coins, hands and cheques. The pass refund is the ruleset's own
+(:meth:`forsale.rules.Ruleset.refund_of`), not a second statement of it.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import Any
+
+from .opponents import Bidder
+from .valuation import GRID, binomials, quantile_stats, round_values
+
+
+def fast_choice(
+    kind: str,
+    hand: list[int],
+    others: Sequence[list[int]],
+    table: Sequence[int],
+    future_stats: Sequence[float] | None,
+    rng: random.Random,
+) -> int:
+    """:func:`~forsale.bots.expert.type_choice` for rollouts: the greedy types use the mean chance
+    of being below the opponents (a binomial, looked up) instead of the exact Poisson-binomial."""
+    k = len(hand)
+    if kind == "uniform":
+        return hand[int(rng.random() * k)]
+    if kind == "lowest":
+        return hand[0]
+    if kind == "highest":
+        return hand[-1]
+    if kind == "median":
+        return hand[k // 2]
+    if kind == "match":
+        m = sum(table) / len(table)
+        return min(hand, key=lambda h: (abs(h / 2 - m), h))
+    n = len(others) + 1
+    rows = binomials(n)
+    if kind == "greedy" and future_stats is not None:
+        gain = [c - f for c, f in zip(table, future_stats)]
+    else:
+        gain = list(table)
+    best, best_value = hand[0], float("-inf")
+    for h in hand:
+        p = sum(bisect_left(o, h) / len(o) for o in others) / (n - 1)
+        row = rows[int(p * GRID + 0.5)]
+        value = sum(b * g for b, g in zip(row, gain))
+        if value > best_value:
+            best, best_value = h, value
+    return best
+
+
+def play_sales(
+    hands: list[list[int]],
+    totals: list[int],
+    future: Sequence[int],
+    kinds: Sequence[str],
+    rng: random.Random,
+) -> None:
+    """Play the remaining sale rounds in place: ``totals[s]`` gains each cheque seat ``s`` wins.
+
+    ``hands`` are ascending lists; ``future`` the cheques of the remaining
+    rounds in the order they will be revealed, then any unseen ones out of
+    play (used only for the order statistics of what is still to come).
+    """
+    n = len(hands)
+    pos = 0
+    while hands[0]:
+        table = sorted(future[pos : pos + n])
+        pos += n
+        rounds_after = len(hands[0]) - 1
+        future_stats = quantile_stats(sorted(future[pos:]), n) if rounds_after else None
+        plays = []
+        for s in range(n):
+            hand = hands[s]
+            if len(hand) == 1:
+                plays.append(hand[0])
+                continue
+            others = [hands[o] for o in range(n) if o != s]
+            plays.append(fast_choice(kinds[s], hand, others, table, future_stats, rng))
+        order = sorted(plays)
+        for s, h in enumerate(plays):
+            totals[s] += table[order.index(h)]
+            hands[s].remove(h)
+
+
+def play_auctions(
+    state: Any, bidders: Sequence[Bidder], plan: tuple[int, int] | None = None
+) -> tuple[list[int], list[list[int]]]:
+    """Finish the auction phase of a sampled state with each seat's limit rule; ``(coins, hands)``.
+
+    Every seat values the houses on the table by their expected cheque given
+    the houses seen so far (:func:`forsale.bots.valuation.round_values`) and
+    raises by one while ``high + 1 <= a * gap + b * coins`` for its
+    ``bidders[seat] = (a, b)``, the gap being between the top house and the
+    lowest house left on the table. ``plan = (seat, limit)`` makes ``seat``
+    raise up to ``limit`` coins in the current round instead (``limit <=
+    high``: it passes at once). ``state`` is read, never changed.
+    """
+    n = state.n
+    rules = state.rules
+    rounds = rules.rounds
+    cards = rules.cards
+    refund = rules.refund_of
+    houses = state.deal.houses
+    coins = list(state.coins)
+    hands = [list(h) for h in state.hands]
+    r = state.round
+    table = list(state.table)
+    bids = list(state.bids)
+    active = list(state.active)
+    high = state.high
+    turn = state.turn
+    n_active = sum(active)
+    plan_seat, plan_limit = plan if plan is not None else (-1, 0)
+    while True:
+        # Values of this round's houses (the whole round's table, including any already taken).
+        value = round_values(sorted(houses[: n * (r + 1)]), houses[r * n : r * n + n], n, cards)
+        top = value[table[-1]]
+        lo = 0
+        gap = top - value[table[0]]
+        while True:
+            seat = turn
+            if seat == plan_seat:
+                limit = plan_limit
+            else:
+                a, b = bidders[seat]
+                limit = a * gap + b * coins[seat]
+            if coins[seat] > high and high + 1 <= limit:
+                high += 1
+                bids[seat] = high
+            else:
+                paid = bids[seat]
+                if paid:
+                    coins[seat] -= paid - refund(paid)
+                hands[seat].append(table[lo])
+                lo += 1
+                active[seat] = False
+                n_active -= 1
+                if n_active == 1:
+                    last = active.index(True)
+                    coins[last] -= bids[last]
+                    hands[last].append(table[-1])
+                    turn = last
+                    break
+                gap = top - value[table[lo]]
+            while True:
+                seat += 1
+                if seat == n:
+                    seat = 0
+                if active[seat]:
+                    break
+            turn = seat
+        r += 1
+        plan_seat = -1
+        if r == rounds:
+            return coins, hands
+        table = sorted(houses[r * n : r * n + n])
+        bids = [0] * n
+        active = [True] * n
+        n_active = n
+        high = 0
