@@ -1,0 +1,374 @@
+"""Strength that holds against anyone (issue 14): a candidate bot against opponents it was not tuned on.
+
+Every table is played over **duplicate deals with seat rotation**
+(:func:`forsale.arena.run_tournament`: game ``i`` plays deal ``i // n`` with
+the lineup rotated by ``i % n`` seats), so each deal is played once from
+every seat and ``--games`` is rounded up to a multiple of the player count.
+A bot's **win share** at a table is the mean, over deals, of its mean share
+of the wins over that deal's rotations (a shared win counts ``1/k``). The
+95% interval is the **normal approximation over the deal-level means**
+(:func:`forsale.arena.mean_ci`): deals are independent, the rotations of
+one deal are not, so the deal is the unit.
+
+Modes (any together; official rules):
+
+- ``--vs BOT``: the candidate against three copies of ``BOT`` (4 players);
+- ``--tables T``: ``T`` random 4-seat tables, the candidate and three
+  distinct members of the population's **held-out half**
+  (:func:`forsale.bots.population.held_out`), drawn with the seed
+  ``forsale-strength-tables:SEED``; per table, the average, the worst table,
+  and ``expert`` in the candidate's seat at the same tables with the same
+  deals and seat generators, with the paired per-deal difference
+  candidate - expert and its interval (a table is *below expert* when that
+  interval lies under zero);
+- ``--round-robin 3,5,6``: at each player count, tables of distinct bots
+  (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
+  members) over every combination, or ``--rr-tables`` of them drawn by seed.
+
+A named bot that this checkout does not have (``hard-v1`` before the search
+rewrite lands) is skipped with a message, and listed under ``skipped``.
+``--budget S`` gives every bot that takes ``time=`` (the search bots) ``S``
+seconds per decision; otherwise each uses its default.
+
+Run: ``python bench/strength.py --candidate hard --vs expert --tables 20 --games 40 --json out.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from forsale.arena import GameResult, mean_ci, run_tournament
+from forsale.bots import make_agent
+from forsale.bots.population import held_out
+
+TABLE_SEATS = 4
+ROUND_ROBIN_POPULATION = 3
+"""Held-out members seated in the round robins, beside the candidate, expert, hard-v1 and medium."""
+
+Advance = Callable[[GameResult], None]
+
+
+def available(spec: str, skipped: list[str]) -> bool:
+    """Whether the registry builds ``spec``; if not, say so once and note it in ``skipped``."""
+    try:
+        make_agent(spec)
+    except ValueError as error:
+        if spec not in skipped:
+            print(f"skipping {spec}: {str(error).split(';')[0]} in this checkout", file=sys.stderr)
+            skipped.append(spec)
+        return False
+    return True
+
+
+def with_budget(spec: str, budget: float | None) -> str:
+    """``spec`` with ``time=budget`` if the bot takes a time budget (search bots), else ``spec`` unchanged."""
+    if budget is None or ":time=" in spec:
+        return spec
+    timed = f"{spec}:time={budget}"
+    try:
+        make_agent(timed)
+    except ValueError:
+        return spec
+    return timed
+
+
+def rounded(games: int, players: int) -> int:
+    """Games rounded up to whole deals: each deal is played from every seat."""
+    return max(players, -(-games // players) * players)
+
+
+def deal_shares(results: Sequence[GameResult], spec: str, players: int) -> dict[int, float]:
+    """Deal number -> ``spec``'s mean win share over that deal's games (over all the seats it filled)."""
+    shares: dict[int, list[float]] = defaultdict(list)
+    for result in results:
+        for seat, bot in enumerate(result.bots):
+            if bot == spec:
+                shares[result.index // players].append(result.shares[seat])
+    return {deal: sum(v) / len(v) for deal, v in sorted(shares.items())}
+
+
+def share_ci(values: Sequence[float], floor: float = 0.0) -> tuple[float, float, float]:
+    """``(mean, lo, hi)`` of :func:`mean_ci`, the interval clipped to what a share can be (``floor``..1).
+
+    One deal says nothing of the spread: its interval is the whole range.
+    """
+    mean, lo, hi = mean_ci(values)
+    if len(values) < 2:
+        return mean, floor, 1.0
+    return mean, max(floor, lo), min(1.0, hi)
+
+
+def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dict[str, Any]:
+    """A bot's share at a table: mean, 95% interval over deals, games, deals, and games per seat taken."""
+    per_deal = deal_shares(results, spec, players)
+    share, lo, hi = share_ci(list(per_deal.values()))
+    seats = [sum(1 for r in results if r.bots[s] == spec) for s in range(players)]
+    return {"share": share, "ci": [lo, hi], "games": sum(seats), "deals": len(per_deal), "seats": seats}
+
+
+def play(lineup: list[str], games: int, seed: int, workers: int, advance: Advance) -> list[GameResult]:
+    return run_tournament(lineup, rounded(games, len(lineup)), seed, jobs=workers, on_result=advance)
+
+
+# -- the modes -------------------------------------------------------------------------
+
+
+def vs_mode(candidate: str, opponent: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """The candidate against three copies of ``opponent``."""
+    lineup = [candidate] + [opponent] * (TABLE_SEATS - 1)
+    results = play(lineup, args.games, args.seed, args.workers, advance)
+    return {"opponent": opponent, "lineup": lineup, "seed": args.seed, **share_summary(results, candidate, TABLE_SEATS)}
+
+
+def draw_tables(count: int, seed: int) -> list[list[str]]:
+    """``count`` sets of three distinct held-out members, drawn with a fixed seed."""
+    rng = random.Random(f"forsale-strength-tables:{seed}")
+    members = held_out()
+    return [rng.sample(members, TABLE_SEATS - 1) for _ in range(count)]
+
+
+def tables_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """The candidate, and expert in its seat, at the same held-out tables with the same deals."""
+    rows = []
+    compare = candidate != "expert"
+    for t, opponents in enumerate(draw_tables(args.tables, args.seed)):
+        seed = args.seed * 1000 + t
+        mine = play([candidate, *opponents], args.games, seed, args.workers, advance)
+        row: dict[str, Any] = {"table": t, "opponents": opponents, "seed": seed}
+        row["candidate"] = share_summary(mine, candidate, TABLE_SEATS)
+        if compare:
+            theirs = play(["expert", *opponents], args.games, seed, args.workers, advance)
+            row["expert"] = share_summary(theirs, "expert", TABLE_SEATS)
+            a, b = deal_shares(mine, candidate, TABLE_SEATS), deal_shares(theirs, "expert", TABLE_SEATS)
+            diff, lo, hi = share_ci([a[d] - b[d] for d in a], floor=-1.0)
+            row["difference"] = {"mean": diff, "ci": [lo, hi], "below_expert": hi < 0}
+        rows.append(row)
+    shares = [row["candidate"]["share"] for row in rows]
+    worst = min(range(len(rows)), key=lambda i: shares[i])
+    out: dict[str, Any] = {
+        "count": len(rows),
+        "tables": rows,
+        "average": sum(shares) / len(shares),
+        "worst": {"table": worst, "share": shares[worst], "ci": rows[worst]["candidate"]["ci"]},
+    }
+    if compare:
+        out["expert_average"] = sum(row["expert"]["share"] for row in rows) / len(rows)
+        out["below_expert"] = [row["table"] for row in rows if row["difference"]["below_expert"]]
+    return out
+
+
+def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """Tables of ``players`` distinct bots: every combination, or ``--rr-tables`` of them drawn by seed."""
+    lineups = [list(c) for c in itertools.combinations(bots, players)]
+    if args.rr_tables is not None and args.rr_tables < len(lineups):
+        lineups = random.Random(f"forsale-strength-rr:{args.seed}:{players}").sample(lineups, args.rr_tables)
+    per_deal: dict[str, list[float]] = defaultdict(list)
+    games: dict[str, int] = defaultdict(int)
+    for t, lineup in enumerate(lineups):
+        results = play(lineup, args.games, args.seed * 1000 + 100 * players + t, args.workers, advance)
+        for bot in lineup:
+            per_deal[bot] += deal_shares(results, bot, players).values()
+            games[bot] += sum(1 for r in results for b in r.bots if b == bot)
+    ranking = []
+    for bot in (b for b in bots if per_deal[b]):  # a drawn subset of tables may leave a bot out
+        share, lo, hi = share_ci(per_deal[bot])
+        ranking.append({"bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot])})
+    ranking.sort(key=lambda row: -row["share"])
+    return {"players": players, "tables": lineups, "ranking": ranking}
+
+
+# -- output ------------------------------------------------------------------------------
+
+
+def pct(x: float) -> str:
+    return f"{x:6.1%}"
+
+
+def interval(ci: Sequence[float]) -> str:
+    return f"{ci[0]:6.1%} - {ci[1]:6.1%}"
+
+
+def show(report: dict[str, Any], candidate: str) -> None:
+    """The report as tables on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=max(Console().width, 150))  # the tables' rows stay whole in a log file
+    for vs in report["vs"]:
+        table = Table(title=f"{candidate} against three {vs['opponent']} (fair share 25%)")
+        for column in ("share", "95% CI (deals)", "games", "deals", "games per seat"):
+            table.add_column(column, justify="right")
+        table.add_row(pct(vs["share"]), interval(vs["ci"]), str(vs["games"]), str(vs["deals"]), str(vs["seats"]))
+        console.print(table)
+    tables = report.get("tables")
+    if tables:
+        has_expert = "expert_average" in tables
+        title = f"{candidate} at {tables['count']} held-out 4-seat tables (fair share 25%; opponents without pop-)"
+        table = Table(title=title)
+        for column in ("#", "opponents", candidate, "95% CI"):
+            table.add_column(column, justify="right" if column != "opponents" else "left")
+        if has_expert:
+            for column in ("expert", "95% CI", "diff", "diff 95% CI"):
+                table.add_column(column, justify="right")
+        for row in tables["tables"]:
+            cells = [str(row["table"]), ", ".join(o.removeprefix("pop-") for o in row["opponents"])]
+            cells.append(pct(row["candidate"]["share"]))
+            cells.append(interval(row["candidate"]["ci"]))
+            if has_expert:
+                diff = row["difference"]
+                flag = " below" if diff["below_expert"] else ""
+                cells += [pct(row["expert"]["share"]), interval(row["expert"]["ci"]), f"{diff['mean']:+.1%}{flag}"]
+                cells.append(interval(diff["ci"]))
+            table.add_row(*cells)
+        console.print(table)
+        worst = tables["worst"]
+        line = f"average {tables['average']:.1%}; worst table #{worst['table']}: {worst['share']:.1%} ({interval(worst['ci'])})"
+        if has_expert:
+            below = tables["below_expert"] or "none"
+            line += f"; expert's average {tables['expert_average']:.1%}; tables below expert beyond noise: {below}"
+        console.print(line)
+    for rr in report["round_robin"]:
+        table = Table(
+            title=f"Round robin, {rr['players']} players, {len(rr['tables'])} tables (fair share {1 / rr['players']:.0%})"
+        )
+        for column in ("bot", "share", "95% CI (deals)", "games"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for row in rr["ranking"]:
+            table.add_row(row["bot"], pct(row["share"]), interval(row["ci"]), str(row["games"]))
+        console.print(table)
+    if report["skipped"]:
+        console.print(f"skipped (not in this checkout): {', '.join(report['skipped'])}")
+
+
+def plot(report: dict[str, Any], candidate: str, path: str) -> None:
+    """Per-table shares of the candidate and expert with their intervals (needs matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = report.get("tables")
+    if not tables:
+        print("--plot draws the --tables mode; nothing to draw", file=sys.stderr)
+        return
+    rows = tables["tables"]
+    fig, axis = plt.subplots(figsize=(max(6, len(rows) * 0.5), 4))
+    series = [("candidate", candidate, -0.2)] + ([("expert", "expert", 0.2)] if "expert_average" in tables else [])
+    for key, label, shift in series:
+        xs = [row["table"] + shift for row in rows]
+        ys = [row[key]["share"] for row in rows]
+        err = [[y - row[key]["ci"][0] for y, row in zip(ys, rows)], [row[key]["ci"][1] - y for y, row in zip(ys, rows)]]
+        axis.errorbar(xs, ys, yerr=err, fmt="o", capsize=3, label=label)
+    axis.axhline(0.25, color="grey", linestyle="--", linewidth=1, label="fair share")
+    axis.set_xlabel("held-out table")
+    axis.set_ylabel("win share (95% CI over deals)")
+    axis.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# -- main --------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--candidate", default="hard", help="the bot under test (default hard)")
+    p.add_argument("--vs", action="append", default=[], metavar="BOT", help="against three copies of BOT (repeatable)")
+    p.add_argument("--tables", type=int, default=0, metavar="T", help="T random held-out 4-seat tables")
+    p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
+    p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
+    p.add_argument("--games", type=int, default=100, help="games per table, rounded up to whole deals (default 100)")
+    p.add_argument("--budget", type=float, default=None, help="seconds per decision for bots that take time=")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
+    p.add_argument("--json", metavar="OUT", help="write the report as JSON")
+    p.add_argument("--plot", metavar="PNG", help="plot the --tables mode (matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.workers < 1 or args.tables < 0:
+        p.error("--games and --workers must be at least 1, --tables at least 0")
+    try:
+        args.players = [int(x) for x in args.round_robin.split(",") if x.strip()]
+    except ValueError:
+        p.error(f"--round-robin takes player counts like 3,5,6, not {args.round_robin!r}")
+    if any(not 3 <= n <= 6 for n in args.players):
+        p.error("round robins are played at 3 to 6 players")
+    if not (args.vs or args.tables or args.players):
+        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N")
+    return args
+
+
+def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], candidate: str) -> int:
+    total = len(vs) * rounded(args.games, TABLE_SEATS)
+    total += args.tables * rounded(args.games, TABLE_SEATS) * (1 if candidate == "expert" else 2)
+    for n in args.players:
+        combos = len(list(itertools.combinations(rr_bots, n)))
+        total += min(combos, args.rr_tables if args.rr_tables is not None else combos) * rounded(args.games, n)
+    return total
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    skipped: list[str] = []
+    if not available(args.candidate, skipped):
+        print(f"the candidate {args.candidate!r} is not a bot of this checkout: nothing to measure", file=sys.stderr)
+        return 0
+    candidate = with_budget(args.candidate, args.budget)
+    vs = [with_budget(b, args.budget) for b in args.vs if available(b, skipped)]
+    rr_bots: list[str] = []
+    if args.players:
+        pool = [candidate, "expert", "hard-v1", "medium"]
+        rr_bots = [with_budget(b, args.budget) for b in dict.fromkeys(pool) if available(b, skipped)]
+        rr_bots += random.Random(f"forsale-strength-rr-members:{args.seed}").sample(held_out(), ROUND_ROBIN_POPULATION)
+        rr_bots = list(dict.fromkeys(rr_bots))
+        args.players = [n for n in args.players if n <= len(rr_bots)]
+    report: dict[str, Any] = {
+        "candidate": candidate,
+        "config": {
+            k: getattr(args, k) for k in ("games", "budget", "seed", "workers", "tables", "players", "rr_tables")
+        },
+        "interval": "95%, normal approximation over deal-level means (each deal played from every seat)",
+        "vs": [],
+        "tables": None,
+        "round_robin": [],
+        "skipped": skipped,
+    }
+    from rich import progress as bar
+
+    start = time.perf_counter()
+    columns = (bar.TextColumn("{task.description}"), bar.BarColumn(), bar.MofNCompleteColumn())
+    with bar.Progress(
+        *columns, bar.TimeElapsedColumn(), bar.TimeRemainingColumn(), disable=args.no_progress, transient=True
+    ) as progress:
+        task = progress.add_task("games", total=planned_games(args, vs, rr_bots, candidate))
+
+        def advance(result: GameResult) -> None:
+            progress.advance(task)
+
+        for opponent in vs:
+            report["vs"].append(vs_mode(candidate, opponent, args, advance))
+        if args.tables:
+            report["tables"] = tables_mode(candidate, args, advance)
+        for n in args.players:
+            report["round_robin"].append(round_robin_mode(rr_bots, n, args, advance))
+    report["seconds"] = time.perf_counter() - start
+    show(report, candidate)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    if args.plot:
+        plot(report, candidate, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
