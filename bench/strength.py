@@ -178,7 +178,7 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
         for bot in lineup:
             per_deal[bot] += deal_shares(results, bot, players).values()
             games[bot] += sum(1 for r in results for b in r.bots if b == bot)
-    ranking = []
+    ranking: list[dict[str, Any]] = []
     for bot in (b for b in bots if per_deal[b]):  # a drawn subset of tables may leave a bot out
         share, lo, hi = share_ci(per_deal[bot])
         ranking.append({"bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot])})

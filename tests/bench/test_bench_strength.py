@@ -1,0 +1,62 @@
+"""bench/strength.py on a tiny run: seat rotation over duplicate deals, every mode's JSON, a missing bot skipped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from forsale.bots.population import held_out
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
+
+
+def test_a_tiny_run_rotates_the_seats_and_writes_every_mode(forsale_env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "strength.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--candidate", "value", "--vs", "smart", "--vs", "no-such-bot",
+         "--tables", "2", "--round-robin", "3", "--rr-tables", "2", "--games", "8", "--budget", "0.002",
+         "--json", str(out)],
+        capture_output=True, text=True, env=forsale_env, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "skipping no-such-bot: unknown bot 'no-such-bot'" in proc.stderr
+    report = json.loads(out.read_text())
+    assert report["skipped"] == ["no-such-bot"]
+    assert "deal-level means" in report["interval"]
+
+    (vs,) = report["vs"]  # 8 games = 2 deals, each played from every seat: the candidate sits twice in each
+    assert vs["opponent"] == "smart" and vs["games"] == 8 and vs["deals"] == 2 and vs["seats"] == [2, 2, 2, 2]
+    assert 0 <= vs["ci"][0] <= vs["share"] <= vs["ci"][1] <= 1
+
+    tables = report["tables"]
+    assert tables["count"] == 2 and len(tables["tables"]) == 2
+    for row in tables["tables"]:
+        assert len(row["opponents"]) == 3 and set(row["opponents"]) <= set(held_out())
+        for who in ("candidate", "expert"):  # expert in the candidate's seat at the same table and deals
+            assert row[who]["seats"] == [2, 2, 2, 2] and row[who]["deals"] == 2
+        diff = row["difference"]
+        assert abs(diff["mean"] - (row["candidate"]["share"] - row["expert"]["share"])) < 1e-9
+        assert diff["below_expert"] == (diff["ci"][1] < 0)
+    shares = [row["candidate"]["share"] for row in tables["tables"]]
+    assert tables["worst"]["share"] == min(shares) and abs(tables["average"] - sum(shares) / 2) < 1e-9
+
+    (rr,) = report["round_robin"]
+    assert rr["players"] == 3 and len(rr["tables"]) == 2
+    for row in rr["ranking"]:
+        assert row["games"] > 0 and row["games"] % 3 == 0  # whole deals, one game per seat
+    assert [row["share"] for row in rr["ranking"]] == sorted((row["share"] for row in rr["ranking"]), reverse=True)
+    assert "held-out 4-seat tables" in proc.stdout  # the printed table
+
+
+def test_the_same_seed_draws_the_same_held_out_tables() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_strength", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.draw_tables(20, 1) == module.draw_tables(20, 1) != module.draw_tables(20, 2)
+    assert all(len(set(t)) == 3 and set(t) <= set(held_out()) for t in module.draw_tables(20, 1))
+    assert module.rounded(10, 4) == 12 and module.rounded(1, 6) == 6
