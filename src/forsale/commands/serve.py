@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 from ._extras import require
@@ -68,6 +69,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="seconds between full garbage collections (default 600; each pauses the server briefly, "
         "about 0.3 s with 2,000 connections open)",
     )
+    p.add_argument(
+        "--smtp",
+        metavar="URL",
+        default=os.environ.get("FORSALE_SMTP"),
+        help="send 'your turn' emails for games with a long clock through this SMTP server: "
+        "smtp://host:25, smtp://user:password@host:587?starttls=true or smtps://user:password@host:465 "
+        "(default: $FORSALE_SMTP, which keeps a password out of the process list)",
+    )
+    p.add_argument("--mail-from", metavar="ADDRESS", default="forsale@localhost", help="the emails' sender")
+    p.add_argument(
+        "--public-url", metavar="URL", help="this server's address as players reach it, for the links in emails"
+    )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     p.set_defaults(run=run)
 
@@ -78,7 +91,15 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..server import collector, create_app
+    from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
+
+    if args.smtp:
+        try:
+            SmtpSettings.parse(args.smtp)
+        except ValueError as error:
+            print(f"forsale serve: --smtp: {error}", file=sys.stderr)
+            return 2
 
     app = create_app(
         args.db,
@@ -90,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
         rest_rate=args.rest_rate,
         rest_burst=max(500.0, 10 * args.rest_rate),
         full_gc_every=args.full_gc_every or collector.FULL_EVERY,
+        smtp_url=args.smtp,
+        mail_from=args.mail_from,
+        public_url=args.public_url or f"http://{args.host}:{args.port}",
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)

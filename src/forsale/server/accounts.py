@@ -44,6 +44,9 @@ ATTEMPTS_PER_ACCOUNT = 5
 ATTEMPTS_PER_ADDRESS = 20
 """Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
 WINDOW = 60.0
+SIGN_UPS_PER_ADDRESS = 10
+"""Accounts a client address may make an hour (a household or a class may share one); then sign-up waits (429)."""
+SIGN_UP_WINDOW = 3600.0
 
 HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 """argon2id at OWASP's minimum (19 MiB, 2 passes): about 20 ms a hash, so the limits above bound the work."""
@@ -127,6 +130,7 @@ class Accounts:
         self.storage = storage
         self.by_account = Attempts(ATTEMPTS_PER_ACCOUNT, clock=clock)
         self.by_address = Attempts(ATTEMPTS_PER_ADDRESS, clock=clock)
+        self.sign_ups = Attempts(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW, clock)
         self._dummy: str | None = None
 
     # -- passwords ------------------------------------------------------------------
@@ -155,8 +159,13 @@ class Accounts:
         return False
 
     # -- the operations -------------------------------------------------------------
-    async def sign_up(self, raw_name: str, raw_password: str) -> Account:
+    async def sign_up(self, raw_name: str, raw_password: str, address: str = "?") -> Account:
         name, password = normal_name(raw_name), normal_password(raw_password)
+        wait = self.sign_ups.wait(address)
+        if wait > 0:
+            seconds = max(1, math.ceil(wait))
+            raise Refused("rate_limited", f"too many new accounts from this address; try again in {seconds} s", 429,
+                          {"Retry-After": str(seconds)})  # fmt: skip
         account_id = secrets.token_urlsafe(12)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         try:
@@ -165,6 +174,7 @@ class Accounts:
             raise Refused(
                 "name_taken", "that name is taken (names are compared ignoring case and width)", 409
             ) from None
+        self.sign_ups.failed(address)  # counted once made: refused names cost nothing
         return Account(id=account_id, name=name)
 
     async def sign_in(self, raw_name: str, raw_password: str, address: str) -> Account:
@@ -184,6 +194,20 @@ class Accounts:
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         await self.storage.run(_op_set_password(account["id"], password_hash))
         await self.storage.run(session_store.op_end_all(account["id"]))
+
+    async def set_email(self, account: Account, email: str | None) -> None:
+        """Where this account's "your turn" emails go (None: no emails)."""
+        await self.storage.run(_op_set_email(account["id"], email))
+
+    async def email_of(self, account: Account) -> str | None:
+        return await self.storage.run(_op_email(account["id"]))
+
+    async def verify(self, account: Account, password: str, address: str) -> None:
+        """``403 wrong_password`` unless ``password`` is the account's (limited as sign-in is)."""
+        key = name_key(account["name"])
+        row = await self.storage.run(_op_find(key))
+        if row is None or not await self._check(key, address, row[2], unicodedata.normalize("NFKC", password)):
+            raise Refused("wrong_password", "that is not this account's password", 403)
 
     async def games(self, account_id: str, limit: int = 200) -> list[dict[str, Any]]:
         return await self.storage.run(_op_games(account_id, limit))
@@ -272,6 +296,20 @@ def _op_set_password(account_id: str, password_hash: str) -> Callable[[Connectio
 
 MY_GAME_COLUMNS = (games.c.id, games.c.name, games.c.status, games.c.players, games.c.result, seats.c.seat,
                    games.c.created_at, games.c.finished_at)  # fmt: skip
+
+
+def _op_set_email(account_id: str, email: str | None) -> Callable[[Connection], None]:
+    def fn(conn: Connection) -> None:
+        conn.execute(update(accounts).where(accounts.c.id == account_id).values(email=email))
+
+    return fn
+
+
+def _op_email(account_id: str) -> Callable[[Connection], str | None]:
+    def fn(conn: Connection) -> str | None:
+        return conn.execute(select(accounts.c.email).where(accounts.c.id == account_id)).scalar()
+
+    return fn
 
 
 def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[str, Any]]]:

@@ -33,11 +33,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
-from . import collector, routes_accounts, routes_tables
+from . import collector, ratings, routes_accounts, routes_cluster, routes_players, routes_social, routes_tables
 from .accounts import Accounts
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
+from .cluster import ClusterConfig, ClusterLobby
 from .lobby import Lobby, Options
+from .mailer import Mailer, SmtpSettings
 from .messages import (
     MAX_MESSAGE_BYTES,
 )
@@ -45,6 +47,7 @@ from .refused import Refused
 from .rest import BODY_MODELS, client_host, lobby_of, rest_error
 from .sockets import RateLimit, TableSockets
 from .storage import Storage
+from .turns import TurnNotices
 
 log = logging.getLogger("forsale.server")
 
@@ -56,7 +59,13 @@ BAD_INPUT = frozenset({"bad_json", "bad_request", "too_large", "disconnected"})
 ALL_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 DEFAULT_DB = "sqlite:///forsale.sqlite3"
-ROUTERS = (routes_tables.router, routes_accounts.router)
+ROUTERS = (
+    routes_tables.router,
+    routes_accounts.router,
+    routes_social.router,
+    routes_players.router,
+    routes_cluster.router,
+)
 """The REST endpoints, one router per concern (``routes_*.py``); a new concern adds its router here."""
 
 
@@ -165,6 +174,10 @@ def create_app(
     hello_timeout: float = 30.0,
     static_dir: Path | str | None = None,
     full_gc_every: float | None = None,
+    smtp_url: str | None = None,
+    mail_from: str = "forsale@localhost",
+    public_url: str | None = None,
+    cluster: ClusterConfig | None = None,
 ) -> FastAPI:
     """The server application.
 
@@ -183,10 +196,15 @@ def create_app(
     limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     ``full_gc_every``: seconds between full garbage collections, for a process
     tuned by :func:`forsale.server.collector.tune` (``forsale serve`` is).
+    ``smtp_url``: an SMTP server for "your turn" emails (:mod:`forsale.server.mailer`), sent from
+    ``mail_from`` with links to ``public_url``; without it nobody is emailed.
+    ``cluster``: run as one node of a cluster on a shared PostgreSQL database
+    (:mod:`forsale.server.cluster`; ``docs/deploy.md``).
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
         raise ValueError(f"need 0 < bot_budget <= max_bot_time < inf, not {bot_budget!r} and {max_bot_time!r}")
+    mailer = Mailer(SmtpSettings.parse(smtp_url), mail_from) if smtp_url else None  # a bad URL fails now
     options = Options(
         grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot, max_bot_time=max_bot_time
     )
@@ -195,17 +213,24 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         storage = await asyncio.to_thread(Storage, db_url)
         runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules), max_bot_time)
-        lobby = Lobby(storage, runner, options)
+        turns = TurnNotices(storage, mailer, public_url)
+        lobby = Lobby(storage, runner, options, turns)
+        if cluster is not None:  # one node of several (forsale.server.cluster)
+            lobby = ClusterLobby(storage, runner, options, turns, cluster)
         app.state.storage, app.state.lobby = storage, lobby
         app.state.accounts = Accounts(storage)
         await lobby.start()
+        await ratings.catch_up(storage)  # rated games that ended while the server was stopping
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
         try:
             yield
         finally:
             if collecting is not None:
                 collecting.cancel()
+            if isinstance(lobby, ClusterLobby):
+                await lobby.stop()  # hand its tables over first
             lobby.close()
+            await turns.drain()
             runner.close()
             await asyncio.to_thread(storage.close)
 

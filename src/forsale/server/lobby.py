@@ -21,11 +21,13 @@ from ..errors import ForSaleError
 from ..rules import Ruleset
 from ..state import Deal
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, validate_spec
+from .invites import invite_link
 from .messages import CreateTable, Solo
 from .refused import Refused
 from .seats import new_token
-from .storage import Storage, StoredGame, StoredSeat
+from .storage import Fence, Storage, StoredGame, StoredSeat
 from .tables import LiveTable
+from .turns import TurnNotices
 
 log = logging.getLogger("forsale.server")
 
@@ -39,20 +41,37 @@ class Options:
     bot_budget: float | None = None
     fallback_bot: str | None = None
     max_bot_time: float = DEFAULT_MAX_TIME
+    rematch_timeout: float = 300.0  # seconds a rematch offer waits for every seat (forsale.server.rematch)
 
 
 class Lobby:
     """Every table this server knows: live ones in memory, finished ones loaded on demand."""
 
-    def __init__(self, storage: Storage, runner: BotRunner, options: Options) -> None:
+    def __init__(self, storage: Storage, runner: BotRunner, options: Options, turns: TurnNotices | None = None) -> None:
         self.storage = storage
         self.runner = runner
         self.options = options
+        self.turns = turns or TurnNotices(storage)  # "your turn" emails, when the server has a mailer
         self.tables: dict[str, LiveTable] = {}
         self._finished: OrderedDict[str, LiveTable] = OrderedDict()
 
     def fallback_bot(self) -> str:
         return self.options.fallback_bot or default_bot()
+
+    # -- what a cluster's lobby (forsale.server.cluster.ClusterLobby) does differently; here, nothing
+    def fence_of(self, table_id: str) -> Fence | None:
+        """The lease a table's writes need (None: one server, nothing to fence)."""
+        return None
+
+    async def store_new(self, game: StoredGame) -> None:
+        """Store a new game before it goes live."""
+        await self.storage.run(Storage.op_create_game(game))
+
+    def changed(self, table: LiveTable) -> None:
+        """A table's lobby entry changed (seats, spectators, status)."""
+
+    def lost(self, table: LiveTable) -> None:
+        """A write found the table's lease taken: it lives on another server now."""
 
     async def start(self) -> int:
         """Resume every unfinished game from the database; returns how many."""
@@ -131,6 +150,8 @@ class Lobby:
             rules = Ruleset.parse(rules_spec, n)
         except ForSaleError as error:
             raise Refused("bad_rules", str(error)) from None
+        if body.turn_limit is not None and body.time_limit is not None:
+            raise Refused("bad_clock", "choose one clock: time_limit (seconds, played live) or turn_limit (over days)")
         specs = list(body.seats) if body.seats is not None else [None] * n
         if len(specs) != n:
             raise Refused("bad_seats", f"seats lists {len(specs)} entries for a table of {n}")
@@ -164,8 +185,11 @@ class Lobby:
             config={
                 "rules": rules.to_json(),
                 "time_limit": body.time_limit,
+                "turn_limit": body.turn_limit,
                 "memory_aid": body.memory_aid,
-                "private": body.private,
+                "private": body.private or body.invite_only,  # unlisted (an invitation-only table is too)
+                "spectator_chat": body.spectator_chat,
+                "rated": body.rated,  # forsale.server.ratings
             },
             deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
             creator_hash=creator_hash,
@@ -174,15 +198,24 @@ class Lobby:
             result=None,
             seats=seats,
         )
-        await self.storage.run(Storage.op_create_game(game))
+        if body.invite_only:
+            invite, game.invite_hash = new_token()  # the code is shared in the invitation link; we keep its hash
+        table = await self.add(game)
+        out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
+        if seat_token is not None:
+            out.update(seat=humans[0], token=seat_token)
+        if body.invite_only:
+            out.update(invite=invite, invite_link=invite_link(table.id, invite))
+        return out
+
+    async def add(self, game: StoredGame) -> LiveTable:
+        """Store a new game and put it live (a created table, or a rematch: :mod:`forsale.server.rematch`)."""
+        await self.store_new(game)
         table = LiveTable(game, self)
         self.tables[table.id] = table
         if table.status == "playing":
             table.scheduler.schedule()
-        out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
-        if seat_token is not None:
-            out.update(seat=humans[0], token=seat_token)
-        return out
+        return table
 
     async def solo(self, body: Solo) -> dict[str, Any]:
         """One person at seat 0, bots everywhere else, the game under way at once."""
@@ -204,5 +237,6 @@ class Lobby:
                 private=True,
                 join=True,
                 player_name=body.player_name,
+                rated=body.rated,
             )
         )

@@ -118,6 +118,7 @@ class Hello(_Strict):
 
     type: Literal["hello"]
     token: Token | None = None
+    invite: Token | None = None  # an invitation-only table's code, to watch it (forsale.server.invites)
     id: MessageId = None
 
 
@@ -137,13 +138,34 @@ class Leave(_Strict):
     id: MessageId = None
 
 
-ClientMessage = Annotated[Hello | Act | Ping | Leave, Field(discriminator="type")]
-client_message: TypeAdapter[Hello | Act | Ping | Leave] = TypeAdapter(ClientMessage)
+CHAT_MAX = 300
+"""Characters (code points) a chat message may hold (forsale.server.chat)."""
+
+
+class Chat(_Strict):
+    """Say something at the table: plain text, 1-300 characters (forsale.server.chat judges the rest)."""
+
+    type: Literal["chat"]
+    text: Annotated[Text, Field(min_length=1, max_length=CHAT_MAX)]
+    id: MessageId = None
+
+
+class RematchMessage(_Strict):
+    """After the game: offer or accept a rematch (``accept: true``, the default), or decline it (``false``)."""
+
+    type: Literal["rematch"]
+    accept: StrictBool = True
+    id: MessageId = None
+
+
+AnyClientMessage = Hello | Act | Ping | Leave | Chat | RematchMessage
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
+client_message: TypeAdapter[AnyClientMessage] = TypeAdapter(ClientMessage)
 """Validates a decoded message (``validate_python``) or a message's JSON text in one step (``validate_json``)."""
-CLIENT_TYPES = ("hello", "act", "ping", "leave")
+CLIENT_TYPES = ("hello", "act", "ping", "leave", "chat", "rematch")
 
 
-def parse_client_message(data: Any) -> Hello | Act | Ping | Leave:
+def parse_client_message(data: Any) -> AnyClientMessage:
     """Validate one decoded JSON value; raise ``ValueError`` with a readable message."""
     if not isinstance(data, dict):
         raise ValueError('a message must be a JSON object such as {"type": "ping"}')
@@ -216,6 +238,8 @@ RulesSpec = (
 BotSpec = Annotated[Text, Field(min_length=1, max_length=100)]
 TimeLimit = Annotated[StrictFloat, Field(ge=1, le=3600, allow_inf_nan=False)] | None
 """Seconds per move: a JSON number (an integer is fine), never a string, a boolean, NaN or Infinity."""
+TurnLimit = Annotated[StrictFloat, Field(ge=3600, le=30 * 86400, allow_inf_nan=False)] | None
+"""A long clock for a game played over days: seconds per move, from an hour to 30 days (see forsale.server.turns)."""
 
 
 class CreateTable(_Strict):
@@ -226,10 +250,14 @@ class CreateTable(_Strict):
     rules: RulesSpec = None
     seats: list[BotSpec | None] | None = None
     time_limit: TimeLimit = None
+    turn_limit: TurnLimit = None
     memory_aid: StrictBool = True
     private: StrictBool = False
+    invite_only: StrictBool = False
+    spectator_chat: StrictBool = False
     join: StrictBool = False
     player_name: Name | None = None
+    rated: StrictBool = False  # the game updates its players' ratings (forsale.server.ratings); signed in only
 
 
 class Solo(_Strict):
@@ -240,11 +268,13 @@ class Solo(_Strict):
     time_limit: TimeLimit = None
     memory_aid: StrictBool = True
     player_name: Name | None = None
+    rated: StrictBool = False
 
 
 class Join(_Strict):
     seat: SeatNumber | None = None
     name: Name | None = None
+    invite: Token | None = None
 
 
 class TokenBody(_Strict):
@@ -254,6 +284,18 @@ class TokenBody(_Strict):
 class Settings(_Strict):
     creator_token: Token
     memory_aid: StrictBool | None = None
+    spectator_chat: StrictBool | None = None
+
+
+class CreatorBody(_Strict):
+    creator_token: Token
+
+
+class RematchBody(_Strict):
+    """Offer or accept (``accept: true``) or decline (``false``) a rematch, for the seat ``token`` holds."""
+
+    token: Token
+    accept: StrictBool = True
 
 
 # -- accounts (forsale.server.accounts judges the name and password rules the schema cannot state) --------
@@ -273,6 +315,22 @@ class Credentials(_Strict):
 class ChangePassword(_Strict):
     old_password: Password
     new_password: Password
+
+
+Email = Annotated[Text, Field(max_length=254, pattern=r"^[^@\s<>\"]{1,64}@[^@\s<>\"]{1,189}$")]
+"""An address to send turn notifications to: one ``@``, no spaces or angle brackets (no header injection)."""
+
+
+class EmailBody(_Strict):
+    """Set (or with ``null`` remove) the address the server writes to when it is this account's turn."""
+
+    email: Email | None
+
+
+class DeleteAccount(_Strict):
+    """Delete the signed-in account: its password again, so a borrowed session cannot."""
+
+    password: Password
 
 
 class NoFields(_Strict):

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 
 from . import sessions as session_store
 from .accounts import Account
-from .messages import ChangePassword, Credentials, NoFields
+from .messages import ChangePassword, Credentials, EmailBody, NoFields
 from .rest import accounts_of, address, body, body_of, errors
 
 router = APIRouter()
@@ -33,7 +33,7 @@ async def sign_up(request: Request) -> JSONResponse:
     accounts = accounts_of(request)
     await accounts.current(request, changing=True)  # a cookie from another origin is refused here too
     credentials = await body_of(request, Credentials)
-    response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password))
+    response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password, address(request)))
     response.status_code = 201
     return response
 
@@ -62,8 +62,21 @@ async def sign_out(request: Request) -> JSONResponse:
 @router.get("/api/me")
 async def me(request: Request) -> dict[str, Any]:
     """The signed-in account, or ``{"account": null}``."""
-    account = await accounts_of(request).current(request)
-    return {"account": None if account is None else dict(account)}
+    accounts = accounts_of(request)
+    account = await accounts.current(request)
+    if account is None:
+        return {"account": None}
+    return {"account": dict(account), "email": await accounts.email_of(account)}
+
+
+@router.post("/api/me/email", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(EmailBody, True))
+async def set_email(request: Request) -> dict[str, Any]:
+    """Where "your turn" emails of games with a long clock go; ``null`` stops them. Only this account sees it."""
+    accounts = accounts_of(request)
+    account = await accounts.required(request, changing=True)
+    email = (await body_of(request, EmailBody)).email
+    await accounts.set_email(account, email)
+    return {"account": dict(account), "email": email}
 
 
 @router.post("/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True))

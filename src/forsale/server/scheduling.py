@@ -54,15 +54,20 @@ class Scheduler:
         return table.state.seats_to_act() if table.status == "playing" else ()
 
     def _effective_deadlines(self) -> dict[int, float]:
-        """Seat -> monotonic time at which the server acts for it (move clock or absence)."""
+        """Seat -> monotonic time at which the server acts for it (move clock or absence).
+
+        At a table with a long clock (``turn_limit``) absence never acts: people close the
+        page and come back when they are told it is their turn (:mod:`forsale.server.turns`).
+        """
         grace = self.table.options.grace
+        absence_counts = not self.table.turn_limit
         out: dict[int, float] = {}
         for s in self.to_act():
             seat = self.table.seats[s]
             if seat.kind != "human":
                 continue
             when = self.deadlines.get(s)
-            if seat.away_since is not None:
+            if absence_counts and seat.away_since is not None:
                 away = seat.away_since + grace
                 when = away if when is None else min(when, away)
             if when is not None:
@@ -77,6 +82,7 @@ class Scheduler:
             out[str(s)] = int((now_wall + (when - now_mono)) * 1000)
         return {
             "time_limit": self.table.time_limit,
+            "turn_limit": self.table.turn_limit,
             "grace": self.table.options.grace,
             "deadlines": out,
             "now": int(now_wall * 1000),
@@ -92,9 +98,14 @@ class Scheduler:
         key = ("auction", len(state.moves)) if state.phase == "auction" else ("sale", state.round)
         now = time.monotonic()
         if key != self._turn_key:
+            began = now
+            if self._turn_key is None and table.turn_began is not None and table.turn_limit:
+                began = now - max(0.0, time.time() - table.turn_began)  # resumed: the long clock ran on meanwhile
             self._turn_key = key
-            limit = table.time_limit
-            self.deadlines = {s: now + limit for s in to_act} if limit else {}
+            limit = table.time_limit or table.turn_limit
+            self.deadlines = {s: began + limit for s in to_act} if limit else {}
+            if began == now:  # a resumed turn's notices went out before the restart
+                table.lobby.turns.turn(table, to_act, self.deadlines)
         else:
             self.deadlines = {s: t for s, t in self.deadlines.items() if s in to_act}
         self.cancel_timer()
@@ -130,9 +141,8 @@ class Scheduler:
         for s, when in sorted(self._effective_deadlines().items()):
             if when <= now + 0.001:
                 seat = table.seats[s]
-                source = (
-                    "away" if seat.away_since is not None and seat.away_since + table.options.grace <= now else "clock"
-                )
+                away_since = None if table.turn_limit else seat.away_since
+                source = "away" if away_since is not None and away_since + table.options.grace <= now else "clock"
                 with contextlib.suppress(Refused):
                     await table.act(s, safe_action(table.snapshots.view_of(s)), source)
         self.schedule()

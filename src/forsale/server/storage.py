@@ -44,6 +44,7 @@ from sqlalchemy import (
     Table,
     create_engine,
     event,
+    func,
     insert,
     inspect,
     select,
@@ -73,6 +74,9 @@ games = Table(
     Column("updated_at", Float, nullable=False),
     Column("finished_at", Float, nullable=True),
     Column("result", JSON, nullable=True),  # scores, winners (finished games)
+    # sha256 of an invitation-only table's invitation code (forsale.server.invites), null for every other
+    # table. Added after the first release (see upgrade_schema).
+    Column("invite_hash", String(64), nullable=True),
 )
 
 seats = Table(
@@ -97,6 +101,9 @@ accounts = Table(
     Column("name_key", String(200), nullable=False, unique=True),  # NFKC + casefold: unique per person
     Column("password_hash", String(200), nullable=False),  # argon2id, never the password
     Column("created_at", Float, nullable=False),
+    # Where "your turn" emails go (forsale.server.turns); set by the account, never shown to others.
+    # Added after the first release, like forsale_seats.account_id (see upgrade_schema).
+    Column("email", String(254), nullable=True),
 )
 
 sessions = Table(
@@ -109,6 +116,46 @@ sessions = Table(
 )
 
 
+chat = Table(
+    "forsale_chat",
+    metadata,
+    # A table's chat (forsale.server.chat): stored with the game, never part of its record or event log.
+    Column("game_id", String(32), ForeignKey("forsale_games.id"), primary_key=True),
+    Column("n", Integer, primary_key=True),  # 1, 2, 3, ... per game
+    Column("seat", Integer, nullable=True),  # null: a spectator
+    Column("name", String(100), nullable=False),
+    Column("body", String(1200), nullable=False),  # plain text, at most 300 characters
+    Column("at", Float, nullable=False),
+)
+
+
+ratings = Table(
+    "forsale_ratings",
+    metadata,
+    # "account:<id>" or "bot:<name>" (forsale.server.ratings): no foreign key, a bot has no row anywhere.
+    Column("player", String(140), primary_key=True),
+    Column("players", Integer, primary_key=True),  # 0: over every game; 2-6: over the games of that many players
+    Column("mu", Float, nullable=False),  # openskill Plackett-Luce (forsale.arena.ratings.model)
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+rating_changes = Table(
+    "forsale_rating_changes",
+    metadata,
+    # One row per rated game, player and scope: the rating after the game (the profile's plot), and the
+    # mark that the game was rated. forsale.server.ratings can rebuild both tables from the games alone.
+    Column("game_id", String(32), ForeignKey("forsale_games.id"), primary_key=True),
+    Column("player", String(140), primary_key=True, index=True),
+    Column("players", Integer, primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+
 def upgrade_schema(conn: Connection) -> None:
     """Bring a database made by an older release up to :data:`metadata` (new tables are made by ``create_all``).
 
@@ -118,6 +165,10 @@ def upgrade_schema(conn: Connection) -> None:
     present = {c["name"] for c in inspect(conn).get_columns("forsale_seats")}
     if "account_id" not in present:
         conn.execute(text("ALTER TABLE forsale_seats ADD COLUMN account_id VARCHAR(32)"))
+    if "email" not in {c["name"] for c in inspect(conn).get_columns("forsale_accounts")}:
+        conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN email VARCHAR(254)"))
+    if "invite_hash" not in {c["name"] for c in inspect(conn).get_columns("forsale_games")}:
+        conn.execute(text("ALTER TABLE forsale_games ADD COLUMN invite_hash VARCHAR(64)"))
     for index in seats.indexes:
         index.create(conn, checkfirst=True)
 
@@ -131,6 +182,75 @@ events = Table(
     Column("source", String(16), nullable=False),  # player | bot | clock | away
     Column("at", Float, nullable=False),
 )
+
+leases = Table(
+    "forsale_leases",
+    metadata,
+    # Who may write a live table's events in a cluster (forsale.server.cluster): one row per table,
+    # taken by one node at a time. ``owner`` is a node's incarnation (name plus a random part, new at
+    # every start), ``epoch`` grows at every taking (the fencing token), ``expires_at`` is in the
+    # database's clock (seconds since the epoch), so that the nodes' clocks never matter.
+    Column("game_id", String(32), primary_key=True),
+    Column("owner", String(100), nullable=False),
+    Column("node", String(64), nullable=False),
+    Column("epoch", Integer, nullable=False),
+    Column("expires_at", Float, nullable=False, index=True),
+)
+
+
+class LeaseLost(Exception):
+    """A fenced write found that this node no longer holds the table's lease: nothing was written."""
+
+    def __init__(self, game_ids: list[str]) -> None:
+        super().__init__(f"the lease of {', '.join(sorted(game_ids))} is held elsewhere or expired")
+        self.game_ids = game_ids
+
+
+Fence = tuple[str, int]
+"""``(owner, epoch)``: the lease a write needs (see :func:`check_fences`)."""
+
+
+def db_now(conn: Connection) -> Any:
+    """The database's clock in seconds since the epoch, as a SQL expression (the lease clock)."""
+    if conn.dialect.name == "postgresql":
+        return func.extract("epoch", func.clock_timestamp())
+    return (func.julianday("now") - 2440587.5) * 86400.0
+
+
+def check_fences(conn: Connection, fenced: list[tuple[str, Fence]]) -> None:
+    """Raise :class:`LeaseLost` unless every ``(game_id, (owner, epoch))`` lease is live, in this transaction.
+
+    The rows are read ``FOR SHARE``: a node taking one of these leases waits
+    for this transaction to end, so it reads every event committed here when
+    it loads the table, and no write can slip in after it took the lease.
+    """
+    if not fenced:
+        return
+    wanted = dict(fenced)
+    rows = conn.execute(
+        select(leases.c.game_id, leases.c.owner, leases.c.epoch)
+        .where(leases.c.game_id.in_(list(wanted)), leases.c.expires_at > db_now(conn))
+        .with_for_update(read=True)
+    ).all()
+    live = {(g, (o, e)) for g, o, e in rows}
+    lost = [g for g, fence in wanted.items() if (g, fence) not in live]
+    if lost:
+        raise LeaseLost(lost)
+
+
+def fenced(game_id: str, fence: Fence | None, fn: Callable[[Connection], T]) -> Callable[[Connection], T]:
+    """``fn``, run only while ``fence`` is ``game_id``'s live lease (unchanged when ``fence`` is None)."""
+    if fence is None:
+        return fn
+    if isinstance(fn, Append):  # stays an Append, so that the writer still batches it
+        fn.fence = fence
+        return fn  # type: ignore[return-value]
+
+    def write(conn: Connection) -> T:
+        check_fences(conn, [(game_id, fence)])
+        return fn(conn)
+
+    return write
 
 
 def hash_token(token: str) -> str:
@@ -196,6 +316,7 @@ class StoredGame:
     result: dict[str, Any] | None
     seats: list[StoredSeat] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    invite_hash: str | None = None  # an invitation-only table's code, hashed (forsale.server.invites)
 
 
 class _Call:
@@ -278,6 +399,7 @@ class Storage:
                         while j < len(live) and isinstance(live[j].fn, Append):
                             j += 1
                         group: list[Append] = [live[k].fn for k in range(i, j)]  # type: ignore[misc]
+                        check_fences(conn, [(a.row["game_id"], a.fence) for a in group if a.fence is not None])
                         self._insert_events(conn, [a.row for a in group])
                         for a in group:
                             a.finish(conn)
@@ -385,6 +507,7 @@ class Storage:
                     updated_at=game.created_at,
                     finished_at=None,
                     result=None,
+                    invite_hash=game.invite_hash,
                 )
             )
             conn.execute(
@@ -467,7 +590,7 @@ class Storage:
         def fn(conn: Connection) -> list[dict[str, Any]]:
             rows = conn.execute(
                 select(games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
-                .where(games.c.status == "over")
+                .where(games.c.status == "over", games.c.invite_hash.is_(None))  # invitation-only games stay unlisted
                 .order_by(games.c.finished_at.desc())
                 .limit(limit)
             ).mappings()
@@ -488,11 +611,12 @@ _INSERT_EVENT = insert(events)
 class Append:
     """An event to append (a callable like the other operations, but batched by the writer)."""
 
-    __slots__ = ("row", "finished")
+    __slots__ = ("row", "finished", "fence")
 
     def __init__(self, row: dict[str, Any], finished: dict[str, Any] | None) -> None:
         self.row = row
         self.finished = finished
+        self.fence: Fence | None = None  # set by fenced(): the lease this append needs (a cluster's node)
 
     def finish(self, conn: Connection) -> None:
         if self.finished is not None:
@@ -504,6 +628,8 @@ class Append:
             )
 
     def __call__(self, conn: Connection) -> None:
+        if self.fence is not None:
+            check_fences(conn, [(self.row["game_id"], self.fence)])
         conn.execute(_INSERT_EVENT, [self.row])
         self.finish(conn)
 
@@ -520,6 +646,7 @@ def _load_rest(conn: Connection, row: Any) -> StoredGame:
         created_at=row["created_at"],
         finished_at=row["finished_at"],
         result=row["result"],
+        invite_hash=row["invite_hash"],
     )
     for s in conn.execute(select(seats).where(seats.c.game_id == game.id).order_by(seats.c.seat)).mappings():
         game.seats.append(StoredSeat(s["seat"], s["kind"], s["name"], s["bot"], s["token_hash"], s["account_id"]))

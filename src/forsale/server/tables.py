@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..actions import Action, Bid, Pass, Sell, action_from_json, action_to_json
@@ -26,15 +27,34 @@ from ..record import to_record
 from ..rules import Ruleset
 from ..state import Deal, State, play_moves
 from ..view import View, spectator_view
+from .chat import ChatLog
 from .connections import Conn, dumps
+from .ratings import rate_finished
 from .refused import Refused
 from .scheduling import Scheduler
 from .seats import Seat, free_seats_text, new_token, seat_for_token, token_matches
 from .snapshots import Snapshots
-from .storage import Storage, StoredGame
+from .storage import LeaseLost, Storage, StoredGame, fenced
 
 if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
     from .lobby import Lobby
+    from .rematch import Offer
+
+
+def turn_began(events: list[dict[str, Any]], state: State) -> float | None:
+    """When (epoch seconds) the turn now being played began, from the event log; None at a game's start.
+
+    An auction turn begins with the last event. A sale round begins with the event before its
+    commits, so a long clock (:attr:`LiveTable.turn_limit`) resumes after a restart exactly where
+    it was, instead of starting the turn over.
+    """
+    if not events or state.phase == "over":
+        return None
+    committed = state.n - len(state.seats_to_act()) if state.phase == "sale" else 0
+    index = len(events) - committed - 1
+    return events[index]["at"] if index >= 0 else None
 
 
 def result_of(v: View) -> dict[str, Any]:
@@ -65,12 +85,17 @@ class LiveTable:
         for e in stored.events:
             self.state.push(e["seat"], action_from_json(e["action"]))
         self.seq = len(stored.events)
+        self.turn_began = turn_began(stored.events, self.state)
         self.seats = [Seat(s.seat, s.kind, s.name, s.bot, s.token_hash, s.account_id) for s in stored.seats]
         self.spectators: set[Conn] = set()
         self.lock = asyncio.Lock()
         self.snapshots = Snapshots(self)
         self.scheduler = Scheduler(self)
         self.closed = False
+        self.invite_hash = stored.invite_hash  # set: invitation-only (forsale.server.invites)
+        self.chat = ChatLog(self)
+        self.rematch: Offer | None = None  # after the game (forsale.server.rematch)
+        self.fence = lobby.fence_of(self.id)  # on a cluster, the lease every write of this table needs
         now = time.monotonic()
         for seat in self.seats:
             if seat.kind == "human":
@@ -82,12 +107,23 @@ class LiveTable:
         return self.config.get("time_limit")
 
     @property
+    def turn_limit(self) -> float | None:
+        """A long clock (seconds a move, an hour or more): absence never acts, only the clock does."""
+        return self.config.get("turn_limit")
+
+    @property
     def memory_aid(self) -> bool:
         return bool(self.config.get("memory_aid", True))
 
     @property
     def private(self) -> bool:
+        """Unlisted: left out of the lobby's listings (solo games, invitation-only tables)."""
         return bool(self.config.get("private", False))
+
+    @property
+    def invite_only(self) -> bool:
+        """Private in full: seats, game, chat and record only for its players and holders of its invitation code."""
+        return self.invite_hash is not None
 
     # -- what clients see ----------------------------------------------------
     def info(self) -> dict[str, Any]:
@@ -103,9 +139,13 @@ class LiveTable:
             "seats": [s.public() for s in self.seats],
             "open_seats": [s.index for s in self.seats if s.kind == "open"],
             "time_limit": self.time_limit,
+            "turn_limit": self.turn_limit,
             "grace": self.options.grace,
             "memory_aid": self.memory_aid,
             "private": self.private,
+            "invite_only": self.invite_only,
+            "spectator_chat": bool(self.config.get("spectator_chat", False)),
+            "rated": bool(self.config.get("rated", False)),
             "spectators": len(self.spectators),
             "created_at": self.created_at,
             "seq": self.seq,
@@ -149,7 +189,7 @@ class LiveTable:
             seat.kind, seat.name, seat.token_hash = "human", name or f"Player {index + 1}", token_hash
             seat.away_since = time.monotonic()
             starts = self.status == "waiting" and all(s.kind != "open" for s in self.seats)
-            await self.storage.run(Storage.op_update_seat(self.id, seat.stored(), "playing" if starts else None))
+            await self.write(Storage.op_update_seat(self.id, seat.stored(), "playing" if starts else None))
             if starts:
                 self.status = "playing"
             self.snapshots.broadcast_info()
@@ -171,7 +211,7 @@ class LiveTable:
             else:
                 seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
                 seat.name = f"{seat.name} (left; bot)"
-            await self.storage.run(Storage.op_update_seat(self.id, seat.stored()))
+            await self.write(Storage.op_update_seat(self.id, seat.stored()))
             for conn in list(seat.conns):
                 conn.seat = None
                 self.spectators.add(conn)
@@ -183,7 +223,7 @@ class LiveTable:
     async def set_memory_aid(self, allowed: bool) -> None:
         async with self.lock:
             self.config = {**self.config, "memory_aid": allowed}
-            await self.storage.run(Storage.op_update_game(self.id, config=self.config))
+            await self.write(Storage.op_update_game(self.id, config=self.config))
             self.snapshots.broadcast_info()
 
     def attach(self, conn: Conn, index: int | None) -> None:
@@ -215,6 +255,14 @@ class LiveTable:
             if self.status == "over" and not self.connections():
                 self.lobby.forget(self)
 
+    async def write(self, op: Callable[[Connection], Any]) -> Any:
+        """Commit one of this table's writes; on a cluster, only while this node holds the table's lease."""
+        try:
+            return await self.storage.run(fenced(self.id, self.fence, op))
+        except LeaseLost:
+            self.lobby.lost(self)  # another node owns the table now: this copy of it goes
+            raise Refused("moved", "this table has moved to another server; connect again", 503) from None
+
     # -- acting ------------------------------------------------------------------
     async def act(self, index: int, action: Action, source: str, conn: Conn | None = None, msg_id: Any = None) -> int:
         """Check, persist, apply and announce one action (see the module docstring)."""
@@ -238,7 +286,7 @@ class LiveTable:
             finished = None
             if state.ends_game(action):
                 finished = result_of(spectator_view(state.apply(index, action)))
-            await self.storage.run(Storage.op_append(self.id, seq, index, action_to_json(action), source, finished))
+            await self.write(Storage.op_append(self.id, seq, index, action_to_json(action), source, finished))
             # Committed: only now does the game move on (in place: a new state per action would be a
             # few dozen objects per table for the garbage collector to scan, for nothing).
             before = len(state.moves)
@@ -271,6 +319,8 @@ class LiveTable:
         if self.status == "over":
             self.snapshots.broadcast_state(event)
             self.scheduler.cancel_timer()
+            if self.config.get("rated"):
+                rate_finished(self.storage, self.id)  # queued right behind the last event: games rate in order
             self.lobby.finished(self)
             return
         # Schedule first: the new turn's deadlines must be in the snapshots that announce the turn,

@@ -1,0 +1,110 @@
+"""Games played over days: telling a player it is their turn when they are not looking.
+
+A table created with a long clock (``turn_limit``, an hour to 30 days a move)
+is played turn by turn: people close the page between moves, absence never
+makes the server act for them (:mod:`forsale.server.scheduling`), and only the
+long clock does, with the same safe move as a live clock (pass, or the lowest
+house). The phase-2 sale round works the same when the seats choose hours
+apart: each choice is in the event log at once, and nobody learns it before
+every seat has chosen.
+
+When a turn begins, :meth:`TurnNotices.turn` writes to every person who must
+act and is not connected, whose seat is linked to an account with an email
+address, when the server was given an SMTP server (``forsale serve --smtp``).
+A page that is open gets its snapshot instead, and shows a browser
+notification itself. One message per person per turn: a turn resumed after a
+restart sent its messages before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, select
+
+from .mailer import Mailer
+from .storage import Storage, accounts
+
+if TYPE_CHECKING:
+    from .tables import LiveTable
+
+log = logging.getLogger("forsale.server")
+
+
+def _op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, str]]:
+    def fn(conn: Connection) -> dict[str, str]:
+        rows = conn.execute(
+            select(accounts.c.id, accounts.c.email).where(accounts.c.id.in_(account_ids), accounts.c.email.is_not(None))
+        )
+        return {row.id: row.email for row in rows}
+
+    return fn
+
+
+def when_text(seconds: float) -> str:
+    """A time left in words, to the hour: ``2 days 3 hours``, ``5 hours``, ``under an hour``.
+
+    >>> when_text(2 * 86400 + 3 * 3600 + 59)
+    '2 days 3 hours'
+    """
+    hours = int(seconds // 3600)
+    days, hours = divmod(hours, 24)
+    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    if hours:
+        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+    return " ".join(parts) or "under an hour"
+
+
+class TurnNotices:
+    """Sends "your turn" emails for one server; does nothing without a :class:`Mailer`."""
+
+    def __init__(self, storage: Storage, mailer: Mailer | None = None, public_url: str | None = None) -> None:
+        self.storage = storage
+        self.mailer = mailer
+        self.public_url = (public_url or "").rstrip("/")
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def turn(self, table: LiveTable, to_act: tuple[int, ...], deadlines: dict[int, float]) -> None:
+        """A new turn began at ``table``: write to the absent people it waits for (in the background)."""
+        if self.mailer is None or not table.turn_limit:
+            return
+        waiting = {
+            s: table.seats[s].account_id
+            for s in to_act
+            if table.seats[s].kind == "human" and not table.seats[s].conns and table.seats[s].account_id
+        }
+        if waiting:
+            task = asyncio.get_running_loop().create_task(self._write(table, waiting, deadlines))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _write(self, table: LiveTable, waiting: dict[int, str | None], deadlines: dict[int, float]) -> None:
+        assert self.mailer is not None
+        try:
+            emails = await self.storage.run(_op_emails([a for a in waiting.values() if a]))
+        except Exception:
+            log.exception("could not look up the email addresses for table %s", table.id)
+            return
+        name = " ".join(table.name.split())  # a name's line breaks must not reach a mail header
+        link = f"{self.public_url}/#/table/{table.id}" if self.public_url else f"table {table.id}"
+        for seat, account_id in waiting.items():
+            address = emails.get(account_id or "")
+            if address is None:
+                continue
+            left = when_text(max(0.0, deadlines.get(seat, time.monotonic()) - time.monotonic()))
+            body = (
+                f"It is your turn at {name} (seat {seat + 1}).\n\n"
+                f"Play your move: {link}\n\n"
+                f"You have {left} left; then the safest move is played for you "
+                "(a pass in an auction, your lowest house in a sale).\n"
+            )
+            await self.mailer.send(address, f"For Sale: your turn at {name}", body)
+
+    async def drain(self) -> None:
+        """Wait for the messages being sent (at shutdown)."""
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -1,0 +1,239 @@
+"""Games over days: the long clock, absence that never acts, and "your turn" emails to a real SMTP server.
+
+The mail server is aiosmtpd's, listening on loopback; the app is the real one (Starlette's TestClient
+runs it in-process), on a SQLite file so that a restart can be checked against the same database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from email import message_from_bytes
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from sqlalchemy import create_engine, text
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.mailer import SmtpSettings
+from forsale.server.sessions import COOKIE
+from forsale.server.turns import when_text
+
+from .conftest import free_port
+
+pytestmark = pytest.mark.timeout(120)
+
+PASSWORD = "correct horse battery staple"
+SAME = {"Origin": "http://testserver"}
+HOUR = 3600.0
+
+
+class Inbox:
+    """aiosmtpd's handler: keeps every message it is given, and lets a test wait for the next one."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.arrived = threading.Condition()
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # the name aiosmtpd calls
+        with self.arrived:
+            self.messages.append(message_from_bytes(envelope.content))
+            self.arrived.notify_all()
+        return "250 OK"
+
+    def wait(self, count: int, timeout: float = 30.0) -> list[Message]:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(self.messages) >= count, timeout), self.messages
+            return list(self.messages)
+
+
+@pytest.fixture
+def inbox() -> Iterator[tuple[Inbox, int]]:
+    handler = Inbox()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield handler, port
+    controller.stop()
+
+
+def recv(ws: Any, *types: str) -> dict[str, Any]:
+    """The next message of one of ``types``, skipping any other kind but errors (acks, table notices, chat)."""
+    while True:
+        message = ws.receive_json()
+        if message["type"] in types:
+            return message
+        assert message["type"] != "error", message
+
+
+def next_state(ws: Any) -> dict[str, Any]:
+    return recv(ws, "state")
+
+
+def safest(v: dict[str, Any]) -> Any:
+    return {"pass": True} if {"pass": True} in v["legal"] else v["legal"][0]
+
+
+def sign_up(client: TestClient, name: str) -> str:
+    """A new account, signed in; returns its session cookie."""
+    client.cookies.clear()
+    assert client.post("/api/signup", json={"name": name, "password": PASSWORD}, headers=SAME).status_code == 201
+    return client.cookies[COOKIE]
+
+
+def as_account(client: TestClient, session: str | None) -> None:
+    client.cookies.clear()
+    if session is not None:
+        client.cookies.set(COOKIE, session, domain="testserver.local")
+
+
+def turn_table(client: TestClient, sessions: list[str | None], **body: Any) -> tuple[str, list[str]]:
+    """A table of len(sessions) people with a long clock; seat i taken by sessions[i]'s account (None: a guest).
+
+    The last seat is taken last: the game starts then (see :func:`join`).
+    """
+    as_account(client, sessions[0])
+    created = client.post(
+        "/api/tables", json={"players": 3, "turn_limit": HOUR, "name": "Slow\ngame", **body}, headers=SAME
+    )
+    assert created.status_code == 201, created.text
+    table_id = created.json()["table"]["id"]
+    tokens = []
+    for seat, session in enumerate(sessions):
+        tokens.append(join(client, table_id, seat, session))
+    return table_id, tokens
+
+
+def join(client: TestClient, table_id: str, seat: int, session: str | None) -> str:
+    as_account(client, session)
+    joined = client.post(f"/api/tables/{table_id}/join", json={"seat": seat}, headers=SAME)
+    assert joined.status_code == 200, joined.text
+    return str(joined.json()["token"])
+
+
+def test_the_long_clock_is_validated_and_shown(tmp_path: Path) -> None:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent")) as client:
+        for bad in (60, "3600", True, 31 * 86400.0):
+            refused = client.post("/api/tables", json={"players": 3, "turn_limit": bad})
+            assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad_request", bad
+        both = client.post("/api/tables", json={"players": 3, "turn_limit": HOUR, "time_limit": 30})
+        assert both.status_code == 400 and both.json()["error"]["code"] == "bad_clock"
+        made = client.post("/api/tables", json={"players": 3, "turn_limit": 2 * 86400})
+        assert made.status_code == 201 and made.json()["table"]["turn_limit"] == 2 * 86400
+
+
+def test_email_is_validated_and_private(tmp_path: Path) -> None:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent")) as client:
+        assert client.post("/api/me/email", json={"email": "a@b.c"}, headers=SAME).status_code == 401
+        sign_up(client, "Ann")
+        for bad in ("no-at-sign", "a@b@c", "a b@c.d", "x@y.z\r\nBcc: victim@example.org", "a" * 250 + "@b.c", 5):
+            refused = client.post("/api/me/email", json={"email": bad}, headers=SAME)
+            assert refused.status_code == 400, bad
+        assert client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).status_code == 200
+        assert client.get("/api/me").json()["email"] == "ann@example.org"
+        other = client.post("/api/me/email", json={"email": "ann@example.org"}, headers={"Origin": "http://evil"})
+        assert other.status_code == 403  # a cookie from another site's page changes nothing
+        assert client.post("/api/me/email", json={"email": None}, headers=SAME).json()["email"] is None
+        assert client.get("/api/me").json()["email"] is None
+
+
+def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
+    tmp_path: Path, inbox: tuple[Inbox, int]
+) -> None:
+    handler, port = inbox
+    app = create_app(
+        f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        static_dir="/nonexistent",
+        grace=0.01,  # a live table would play for an absent seat at once
+        smtp_url=f"smtp://127.0.0.1:{port}",
+        mail_from="forsale@club.example",
+        public_url="http://play.example/",
+    )
+    with TestClient(app) as client:
+        ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
+        for session, address in ((ann, "ann@example.org"), (bob, "bob@example.org")):
+            as_account(client, session)
+            assert client.post("/api/me/email", json={"email": address}, headers=SAME).status_code == 200
+        table_id, tokens = turn_table(client, [ann, bob])  # of three: the game starts when the guest sits down
+        as_account(client, ann)  # the cookie goes with the WebSocket's handshake
+        with contextlib.ExitStack() as sockets:
+            ws0 = sockets.enter_context(client.websocket_connect(f"/ws/tables/{table_id}", headers=SAME))
+            ws0.send_json({"type": "hello", "token": tokens[0]})
+            recv(ws0, "welcome")
+            tokens.append(join(client, table_id, 2, None))
+            ws2 = sockets.enter_context(client.websocket_connect(f"/ws/tables/{table_id}", headers=SAME))
+            ws2.send_json({"type": "hello", "token": tokens[2]})
+            recv(ws2, "welcome")
+            latest = next_state(ws0)  # the start
+            # Ann and the guest play until it is Bob's turn; Bob has closed his page.
+            while 1 not in latest["view"]["to_act"]:
+                seat = latest["view"]["to_act"][0]
+                (ws0 if seat == 0 else ws2).send_json({"type": "act", "action": safest(latest["view"])})
+                latest = next_state(ws0)
+            [mail] = handler.wait(1)
+            assert mail["To"] == "bob@example.org" and mail["From"] == "forsale@club.example"
+            assert mail["Subject"] == "For Sale: your turn at Slow game"  # the name's line break is not a header
+            body = mail.get_payload(decode=True).decode()
+            assert f"http://play.example/#/table/{table_id}" in body and "seat 2" in body
+            assert "1 hour" in body or "under an hour" in body
+            time.sleep(0.3)  # thirty times the grace period: a live table would have played for Bob by now
+            public = client.get(f"/api/tables/{table_id}/view").json()
+            assert public["view"]["to_act"] == [1] and public["seq"] == latest["seq"]
+            assert public["clock"]["turn_limit"] == HOUR and public["clock"]["deadlines"]["1"] > time.time() * 1000
+            # Bob comes back (another device: his session and his seat's token) and moves.
+            as_account(client, bob)
+            with client.websocket_connect(f"/ws/tables/{table_id}", headers=SAME) as ws1:
+                ws1.send_json({"type": "hello", "token": tokens[1]})
+                ws1.send_json({"type": "act", "action": safest(recv(ws1, "welcome")["view"])})
+                assert recv(ws1, "ack")["seq"] == latest["seq"] + 1
+        # Ann was connected at each of her turns, the guest has no account: only Bob was written to.
+        assert all(m["To"] == "bob@example.org" for m in handler.messages)
+
+
+def test_the_long_clock_resumes_after_a_restart_and_then_plays_the_safe_move(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    with TestClient(create_app(db, static_dir="/nonexistent")) as client:
+        table_id, tokens = turn_table(client, [None, None, None])
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_json({"type": "hello", "token": tokens[0]})
+            first = recv(ws, "welcome")["view"]["to_act"][0]
+        with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.send_json({"type": "hello", "token": tokens[first]})
+            recv(ws, "welcome")
+            ws.send_json({"type": "act", "action": {"bid": 1}})
+            recv(ws, "ack")
+    engine = create_engine(db)
+    with engine.begin() as conn:  # the move was made half an hour ago: the next seat's clock has run that long
+        conn.execute(text("UPDATE forsale_events SET at = :at"), {"at": time.time() - HOUR / 2})
+    with TestClient(create_app(db, static_dir="/nonexistent")) as client:
+        clock = client.get(f"/api/tables/{table_id}/view").json()["clock"]
+        [(seat, deadline)] = clock["deadlines"].items()
+        assert abs(deadline / 1000 - (time.time() + HOUR / 2)) < 60, clock  # not a fresh hour
+    with engine.begin() as conn:  # ... and now two hours ago: the clock ran out while the server was down
+        conn.execute(text("UPDATE forsale_events SET at = :at"), {"at": time.time() - 2 * HOUR})
+    with TestClient(create_app(db, static_dir="/nonexistent")) as client:
+        deadline_at = time.monotonic() + 30
+        while client.get(f"/api/tables/{table_id}/view").json()["seq"] < 2:
+            assert time.monotonic() < deadline_at, "the expired long clock did not play"
+            time.sleep(0.02)
+    with engine.begin() as conn:
+        row = conn.execute(text("SELECT seat, action, source FROM forsale_events WHERE seq = 2")).one()
+    assert row.seat == int(seat) and row.source == "clock" and '"pass"' in row.action
+    engine.dispose()
+
+
+def test_smtp_urls() -> None:
+    s = SmtpSettings.parse("smtp://me:p%40ss@mail.example.org:587?starttls=true")
+    assert (s.host, s.port, s.tls, s.starttls, s.user, s.password) == ("mail.example.org", 587, False, True, "me", "p@ss")
+    assert SmtpSettings.parse("smtps://mail.example.org").port == 465
+    assert SmtpSettings.parse("smtp://localhost").port == 25
+    for bad in ("http://mail.example.org", "smtp://", "smtp://host:notaport"):
+        with pytest.raises(ValueError):
+            SmtpSettings.parse(bad)
+    assert when_text(90000) == "1 day 1 hour" and when_text(600) == "under an hour"
