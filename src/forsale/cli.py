@@ -20,6 +20,7 @@ from .commands._extras import MissingExtra
 # Modules that each add one or more subcommands (see ``register``).
 COMMANDS = [
     "forsale.commands.replay",
+    "forsale.commands.analyse",
     "forsale.commands.play",
     "forsale.commands.show",
     "forsale.commands.simulate",

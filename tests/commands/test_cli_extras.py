@@ -93,6 +93,7 @@ INVOCATIONS = {
     ],
     "play": ["play", "--bots", "random", "--seed", "1"],
     "show": ["show", str(RECORD)],
+    "analyse": ["analyse", str(RECORD), "--seat", "0", "--budget", "1"],
     "serve": ["serve", "--port", "0"],
     "serve --db postgresql://": ["serve", "--port", "0", "--db", "postgresql://nobody@127.0.0.1:1/nothing"],
 }

@@ -29,6 +29,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "tournament --backend ray": ("ray", ("ray",)),
     "play": ("tui", ("rich",)),
     "show": ("tui", ("rich",)),
+    "analyse": ("tui", ("rich",)),
     "serve": ("server", ("fastapi", "starlette", "pydantic", "sqlalchemy", "uvicorn", "websockets")),
     "serve --db postgresql://": ("server", ("psycopg",)),
 }
