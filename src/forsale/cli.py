@@ -27,6 +27,8 @@ COMMANDS = [
     "forsale.commands.lab",
     "forsale.commands.serve",
     "forsale.commands.tournament",
+    "forsale.commands.ratings",
+    "forsale.commands.train",
 ]
 
 

@@ -53,6 +53,7 @@ IMPORT_NAMES = {
     "gymnasium": "gymnasium",
     "pettingzoo": "pettingzoo",
     "open_spiel": "pyspiel",
+    "torch": "torch",
 }
 """The top-level import name of every distribution an extra declares."""
 
@@ -60,16 +61,18 @@ IMPORT_NAMES = {
 def _extras() -> dict[str, set[str]]:
     """``extra -> the import names of its packages``, read from pyproject.toml.
 
-    Left out: ``all`` (every other one) and the tools for developers (``docs``, ``test``, ``train``: the PPO
-    recipe under ``examples/``), which no command imports.
+    Left out: ``all`` (every other one) and the tools for developers (``docs``, ``test``), which no command
+    imports. An extra that includes another (``forsale[rl]``) installs that one's packages too.
     """
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     extras = {}
     for extra, requirements in declared.items():
-        if extra in ("all", "docs", "test", "train"):
+        if extra in ("all", "docs", "test"):
             continue
         names = {re.match(r"[A-Za-z0-9_.-]+", r).group(0) for r in requirements}  # type: ignore[union-attr]
-        extras[extra] = {IMPORT_NAMES[name] for name in names}
+        extras[extra] = {IMPORT_NAMES[name] for name in names - {"forsale"}}
+        for included in re.findall(r"forsale\[(\w+)\]", " ".join(requirements)):
+            extras[extra] |= extras[included]
     return extras
 
 
@@ -96,6 +99,13 @@ INVOCATIONS = {
     "analyse": ["analyse", str(RECORD), "--seat", "0", "--budget", "1"],
     "serve": ["serve", "--port", "0"],
     "serve --db postgresql://": ["serve", "--port", "0", "--db", "postgresql://nobody@127.0.0.1:1/nothing"],
+    "ratings": ["ratings", "rebuild", "--db", "sqlite:///ratings.sqlite3"],
+    "ratings --db postgresql://": ["ratings", "rebuild", "--db", "postgresql://nobody@127.0.0.1:1/nothing"],
+    "train": ["train", "value", "--players", "3", "--games", "20", "--epochs", "1", "--quiet", "--seed", "1"],
+    "train --plot": [
+        *("train", "value", "--players", "3", "--games", "20", "--epochs", "1", "--quiet", "--seed", "1"),
+        *("--plot", "out.png"),
+    ],
 }
 """A typical command line for every feature in ``NEEDS`` (the features' extras are what they test)."""
 
@@ -259,6 +269,7 @@ def only(extra: str) -> list[str]:
         ("sim", INVOCATIONS["lab"]),
         ("arena", INVOCATIONS["tournament --plot"]),
         ("tui", INVOCATIONS["show"]),
+        ("train", INVOCATIONS["train --plot"]),
     ],
 )
 def test_one_extra_is_enough_for_its_commands(forsale_without, tmp_path, extra, argv):

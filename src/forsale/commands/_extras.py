@@ -30,8 +30,12 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "play": ("tui", ("rich",)),
     "show": ("tui", ("rich",)),
     "analyse": ("tui", ("rich",)),
-    "serve": ("server", ("fastapi", "starlette", "pydantic", "sqlalchemy", "uvicorn", "websockets")),
+    "serve": ("server", ("fastapi", "starlette", "pydantic", "sqlalchemy", "uvicorn", "websockets", "openskill")),
     "serve --db postgresql://": ("server", ("psycopg",)),
+    "ratings": ("server", ("sqlalchemy", "openskill")),
+    "ratings --db postgresql://": ("server", ("psycopg",)),
+    "train": ("train", ("numpy", "torch", "rich")),
+    "train --plot": ("train", ("matplotlib",)),
 }
 """Every feature of the command line that needs more than the engine; ``replay`` needs nothing."""
 
