@@ -49,6 +49,7 @@ class Conn:
         self.seat: int | None = None
         self.table: LiveTable | None = None
         self.hello = False
+        self.account: dict[str, Any] | None = None  # the account the handshake's session cookie signs in
         self.max_queue = max_queue
         self.queue: deque[str | None] = deque()
         self._wake: asyncio.Future[None] | None = None

@@ -8,6 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from .accounts import check_owner, link_seat
+from .chat import set_spectator_chat
+from .invites import check_join, readable
 from .messages import CreateTable, Join, Settings, Solo, TokenBody
 from .refused import Refused
 from .rest import accounts_of, body, body_of, errors, lobby_of, seat_held, table_of
@@ -53,17 +55,19 @@ async def solo(request: Request) -> dict[str, Any]:
     return out
 
 
-@router.get("/api/tables/{table_id}", responses=errors(404))
-async def get_table(request: Request, table_id: str) -> dict[str, Any]:
-    table = await table_of(request, table_id)
+@router.get("/api/tables/{table_id}", responses=errors(403, 404))
+async def get_table(request: Request, table_id: str, invite: str | None = None, token: str | None = None) -> dict[str, Any]:
+    """An invitation-only table needs its ``invite`` code, a seat ``token`` or a seated account's session."""
+    table = await readable(request, table_id, token=token, invite=invite)
     return {"table": table.info(), "result": table.result()}
 
 
-@router.post("/api/tables/{table_id}/join", responses=errors(400, 404, 409, 413, 429), openapi_extra=body(Join))
+@router.post("/api/tables/{table_id}/join", responses=errors(400, 403, 404, 409, 413, 429), openapi_extra=body(Join))
 async def join(request: Request, table_id: str) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Join)
     table = await table_of(request, table_id)
+    check_join(table, body.invite)
     seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
     if account is not None:
         await link_seat(table, seat, account)
@@ -112,13 +116,15 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
         raise Refused("bad_token", "only the table's creator may change its settings", 403)
     if body.memory_aid is not None:
         await table.set_memory_aid(body.memory_aid)
+    if body.spectator_chat is not None:
+        await set_spectator_chat(table, body.spectator_chat)
     return {"table": table.info()}
 
 
 @router.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
-async def seat_view(request: Request, table_id: str, token: str | None = None) -> Response:
+async def seat_view(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> Response:
     """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
-    table = await table_of(request, table_id)
+    table = await readable(request, table_id, token=token, invite=invite)
     seat = None
     if token is not None:
         seat = seat_held(table, token)
@@ -126,16 +132,16 @@ async def seat_view(request: Request, table_id: str, token: str | None = None) -
     return Response(table.snapshot("state", seat), media_type="application/json")
 
 
-@router.get("/api/tables/{table_id}/record", responses=errors(404, 409))
-async def record(request: Request, table_id: str) -> JSONResponse:
-    table = await table_of(request, table_id)
+@router.get("/api/tables/{table_id}/record", responses=errors(403, 404, 409))
+async def record(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> JSONResponse:
+    table = await readable(request, table_id, token=token, invite=invite)
     return JSONResponse(
         table.record(),
         headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
     )
 
 
-@router.get("/api/tables/{table_id}/replay", responses=errors(404, 409))
-async def replay(request: Request, table_id: str) -> dict[str, Any]:
-    table = await table_of(request, table_id)
+@router.get("/api/tables/{table_id}/replay", responses=errors(403, 404, 409))
+async def replay(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> dict[str, Any]:
+    table = await readable(request, table_id, token=token, invite=invite)
     return table.replay()

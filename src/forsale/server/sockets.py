@@ -25,15 +25,21 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from . import rematch
+from .accounts import check_owner
 from .badinput import BadInputLog
 from .connections import Conn
+from .invites import PRIVATE, account_seat, admitted, socket_account
 from .lobby import Lobby
 from .messages import (
     MAX_MESSAGE_BYTES,
     Act,
+    AnyClientMessage,
+    Chat,
     Hello,
     Leave,
     Ping,
+    RematchMessage,
     client_message,
     echo_id,
     parse_client_message,
@@ -106,6 +112,14 @@ class TableSockets:
                 await sender
                 await ws.close(code=4404)
                 return
+            try:  # a session cookie counts only from this server's own pages (forsale.server.invites)
+                conn.account = await socket_account(ws, lobby.storage)
+            except Refused as refused:
+                conn.send(error(refused.code, str(refused)))
+                conn.close()
+                await sender
+                await ws.close(code=4403)
+                return
             while not conn.closed:
                 try:
                     if conn.hello:
@@ -149,7 +163,7 @@ class TableSockets:
                 await ws.close()
 
     async def handle(self, conn: Conn, table: LiveTable, text: str) -> None:
-        msg: Hello | Act | Ping | Leave | None
+        msg: AnyClientMessage | None
         try:  # the usual case, a valid message, is parsed and validated in one step
             msg = client_message.validate_json(text)
         except ValidationError:  # find out what is wrong, and the id to answer to
@@ -163,17 +177,25 @@ class TableSockets:
             if conn.hello:
                 conn.send(error("bad_message", "this connection has already said hello", msg.id))
                 return
-            seat = None
-            if msg.token is not None:
-                seat = table.seat_for_token(msg.token)
-                if seat is None:
-                    refusal = "this token holds no seat at this table; say hello without a token to watch"
-                    conn.send(error("bad_token", refusal, msg.id))
-                    return
-            table.attach(conn, seat)
+            await self.hello(conn, table, msg)
             return
         if not conn.hello:
             conn.send(error("hello_first", 'say {"type": "hello", "token": ...} first', msg.id))
+            return
+        if isinstance(msg, Chat):
+            try:
+                await table.chat.say(conn, msg.text, msg.id)
+            except Refused as refused:
+                conn.send(error(refused.code, str(refused), msg.id))
+            return
+        if isinstance(msg, RematchMessage):
+            if conn.seat is None:
+                conn.send(error("not_seated", "spectators have no seat to play a rematch with", msg.id))
+                return
+            try:
+                await rematch.answer(table, conn.seat, msg.accept, conn, msg.id)
+            except Refused as refused:
+                conn.send(error(refused.code, str(refused), msg.id))
             return
         if isinstance(msg, Leave):
             if conn.seat is None:
@@ -191,13 +213,39 @@ class TableSockets:
         except Refused as refused:
             conn.send(error(refused.code, str(refused), msg.id))
 
+    async def hello(self, conn: Conn, table: LiveTable, msg: Hello) -> None:
+        """Seat the connection (a token; or the session's account's seat), or let it watch if it may."""
+        seat = None
+        if msg.token is not None:
+            seat = table.seat_for_token(msg.token)
+            if seat is None:
+                refusal = "this token holds no seat at this table; say hello without a token to watch"
+                conn.send(error("bad_token", refusal, msg.id))
+                return
+            try:  # a seat linked to an account is not played by a session of another (as REST's check_owner)
+                check_owner(conn.account, table.seats[seat])  # type: ignore[arg-type]
+            except Refused as refused:
+                conn.send(error(refused.code, str(refused), msg.id))
+                return
+        else:
+            seat = account_seat(table, conn.account)  # type: ignore[arg-type]  # signed in: their seat, on any device
+        if seat is None and not admitted(table, invite=msg.invite):
+            conn.send(error("private_table", PRIVATE, msg.id))
+            return
+        await table.chat.load()
+        if conn.closed or table.closed:
+            return
+        table.attach(conn, seat)
+        conn.send(table.chat.history())
+        rematch.on_attach(table, conn)
+
     def refuse(self, conn: Conn, code: str, message: str, msg_id: Any = None) -> None:
         """Answer bad input with an error, and note it in the log (a short line, rate-limited: no traceback)."""
         client = conn.ws.client if conn.ws is not None else None
         self.bad_input.note(code, f"{client.host if client else '?'} WebSocket: {message}")
         conn.send(error(code, message, msg_id))
 
-    def invalid(self, conn: Conn, text: str) -> Hello | Act | Ping | Leave | None:
+    def invalid(self, conn: Conn, text: str) -> AnyClientMessage | None:
         """A message the fast path refused: send the error it deserves (None), or return it if it is valid."""
         try:
             data = json.loads(text)
