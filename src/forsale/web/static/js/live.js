@@ -6,6 +6,8 @@ import { distinctNames, h, k, money } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { storyLines } from "./story.js";
+import { notifyButton, turnWatcher } from "./notify.js";
+import { isTutorial, tutorial } from "./tutorial.js";
 
 const MEMORY_KEY = "forsale.memory";
 
@@ -30,7 +32,10 @@ export function showTable(ctx, tableId, opts = {}) {
   };
   let conn = null;
   let ticker = null;
+  const turnNotice = turnWatcher(() => (m.table && m.table.name) || tableId);
   let gone = false;
+  // A table started by "Learn to play": its tips come with the drawings (tutorial.js).
+  const tips = isTutorial(tableId) ? tutorial(ctx, tableId, { redraw: () => draw() }) : null;
 
   const root = h("div.game-root");
   ctx.app.replaceChildren(root);
@@ -132,6 +137,7 @@ export function showTable(ctx, tableId, opts = {}) {
             m.seat = msg.seat;
             m.pending = false; // a new connection: whatever was in flight was answered or lost
           }
+          turnNotice(m.view, m.seat);
           const hand = m.seat !== null && m.seat !== undefined ? m.view.hands[m.seat] || [] : [];
           if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
         }
@@ -172,6 +178,7 @@ export function showTable(ctx, tableId, opts = {}) {
     m.deadlines = {};
     for (const [seat, when] of Object.entries(clock.deadlines || {})) m.deadlines[seat] = when + skew;
     m.timeLimit = clock.time_limit;
+    m.turnLimit = clock.turn_limit || null;
   }
 
   /** Seat names, made distinct ("random bot 2", "random bot 3") so the log can be followed. */
@@ -493,6 +500,7 @@ export function showTable(ctx, tableId, opts = {}) {
     ctx.setTools(
       clock,
       h("span.conn", { id: "conn", class: `conn ${m.status === "open" ? "" : "bad"}`, dataset: { status: m.status } }, status),
+      m.turnLimit && m.seat !== null && m.seat !== undefined ? notifyButton(draw) : null,
       m.watch || (m.view && m.view.phase === "over") ? null : h("button.btn.quiet", { type: "button", onclick: leave, title: t("leave.title") }, t("leave.button")),
     );
     tick();
@@ -512,9 +520,17 @@ export function showTable(ctx, tableId, opts = {}) {
     const left = Math.max(0, Math.ceil((when - Date.now()) / 1000));
     el.hidden = false;
     const who = Number(seat) === m.seat ? t("seat.badge.you") : names()[Number(seat)];
-    el.textContent = t("clock.text", { who, time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` });
-    el.title = m.timeLimit ? t("clock.limit", { seconds: m.timeLimit }) : t("clock.safest");
+    const time = left >= 3600 ? longTime(left) : `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    el.textContent = t("clock.text", { who, time });
+    el.title = m.turnLimit ? t("clock.turnLimit", { time: longTime(m.turnLimit) }) : m.timeLimit ? t("clock.limit", { seconds: m.timeLimit }) : t("clock.safest");
     el.classList.toggle("low", left <= 5);
+  }
+
+  /** A long clock's time in days and hours ("2 d 5 h"), as a turn-based table shows it. */
+  function longTime(seconds) {
+    const hours = Math.floor(seconds / 3600);
+    const days = Math.floor(hours / 24);
+    return days ? t("clock.daysHours", { days, hours: hours % 24 }) : t("clock.hours", { count: hours });
   }
 
   async function leave() {
@@ -577,6 +593,7 @@ export function showTable(ctx, tableId, opts = {}) {
       waitingPanel(),
       seatsRow(sc),
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
+      tips ? tips.tip(sc, v, { me: m.seat, watching: m.watch }) : null,
       !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, t("table.watching")),
     );
     const side = h("aside.side", null, memoryPanel(sc), logPanel(sc));
@@ -590,6 +607,7 @@ export function showTable(ctx, tableId, opts = {}) {
       const first = root.querySelector(".actions [data-focus]:not(:disabled)");
       if (first && legal().length && v.phase === "auction") first.focus({ preventScroll: true });
     }
+    if (tips) tips.afterDraw();
     drawTools();
   }
 
@@ -636,6 +654,7 @@ export function showTable(ctx, tableId, opts = {}) {
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("forsale:language", relabel);
     clearInterval(ticker);
+    turnNotice.stop();
     if (conn) conn.close();
   };
 }

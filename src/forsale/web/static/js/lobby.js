@@ -5,6 +5,7 @@ import { chequeCard, houseCard } from "./cards.js";
 import { distinctNames, h, k, money } from "./format.js";
 import { dateTime, has, joinList, language, t } from "./i18n.js";
 import { presetName, rulesPicker } from "./rulesform.js";
+import { tutorialButton } from "./tutorial.js";
 
 const PREFS = "forsale.prefs";
 
@@ -33,6 +34,19 @@ const CLOCKS = ["", "15", "30", "60", "180"];
 /** The clock choices in the page's language: none, or seconds a move (whole minutes said as minutes). */
 function clockOptions() {
   return CLOCKS.map((s) => [s, !s ? t("clock.none") : Number(s) % 60 ? t("clock.seconds", { count: Number(s) }) : t("clock.minutes", { count: Number(s) / 60 })]);
+}
+
+/** A table for friends may also be played over days: a long clock ("turn:<seconds>"), and nobody need stay online. */
+const LONG_CLOCKS = [86400, 3 * 86400];
+
+function friendsClockOptions() {
+  return [...clockOptions(), ...LONG_CLOCKS.map((s) => [`turn:${s}`, t("clock.turnDays", { count: s / 86400 })])];
+}
+
+/** The body's clock fields for a clock choice: live seconds (time_limit) or a long clock (turn_limit). */
+function clockFields(value) {
+  if (value.startsWith("turn:")) return { time_limit: null, turn_limit: Number(value.slice(5)) };
+  return { time_limit: value ? Number(value) : null };
 }
 
 /** A bot in the list: its name, and what it is in words when the catalogue knows it (or in English, the server's words). */
@@ -120,14 +134,14 @@ export function showLobby(ctx) {
     h("div.row", null, rules.label, h("label", { for: "solo-clock" }, t("lobby.clock"), clock)),
     rules.fieldset,
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
-    h("div.row", null, playBtn),
+    h("div.row", null, playBtn, tutorialButton(ctx, () => name.value.trim())),
     soloErr,
   );
 
   // -- a table for friends -------------------------------------------------------------
   const fPlayers = select("friends-players", [2, 3, 4, 5, 6].map((n) => [n, t("lobby.seats", { count: n })]), prefs.fplayers || 4);
   const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
-  const fClock = select("friends-clock", clockOptions(), prefs.fclock || "60");
+  const fClock = select("friends-clock", friendsClockOptions(), prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
@@ -172,7 +186,7 @@ export function showLobby(ctx) {
             players: n,
             rules: fRules.spec(),
             seats: specs,
-            time_limit: fClock.value ? Number(fClock.value) : null,
+            ...clockFields(fClock.value),
             memory_aid: fMemory.checked,
             join,
             player_name: fMe.value.trim() || undefined,
