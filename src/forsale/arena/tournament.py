@@ -25,6 +25,7 @@ from ..record import to_record
 from ..rules import Ruleset, win_shares
 from ..state import Deal, State
 from ..view import view
+from .ratings import placings
 
 
 @dataclass
@@ -41,9 +42,8 @@ class GameResult:
     record: dict[str, Any] | None = field(default=None, repr=False)
 
     def ranks(self) -> list[int]:
-        """1 for the winner(s), then by (score, coins) descending; equal keys share a rank."""
-        keys = list(zip(self.scores, self.coins))
-        return [1 + sum(1 for other in keys if other > k) for k in keys]
+        """1 for the winner(s), then by (score, coins) descending (:func:`~forsale.arena.ratings.placings`)."""
+        return placings(self.scores, self.coins)
 
 
 def lineup_for(bots: Sequence[str], index: int) -> list[str]:

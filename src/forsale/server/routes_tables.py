@@ -11,6 +11,7 @@ from .accounts import check_owner, link_seat
 from .chat import set_spectator_chat
 from .invites import check_join, readable
 from .messages import CreateTable, Join, Settings, Solo, TokenBody
+from .ratings import check_signed_in
 from .refused import Refused
 from .rest import accounts_of, body, body_of, errors, lobby_of, seat_held, table_of
 
@@ -35,6 +36,7 @@ async def list_tables(
 async def create_table(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, CreateTable)
+    check_signed_in(body.rated, account)
     if account is not None and body.player_name is None:
         body = body.model_copy(update={"player_name": account["name"]})
     out = await lobby_of(request).create(body)
@@ -47,6 +49,7 @@ async def create_table(request: Request) -> dict[str, Any]:
 async def solo(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Solo)
+    check_signed_in(body.rated, account)
     if account is not None and body.player_name is None:
         body = body.model_copy(update={"player_name": account["name"]})
     out = await lobby_of(request).solo(body)
@@ -68,6 +71,7 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     body = await body_of(request, Join)
     table = await table_of(request, table_id)
     check_join(table, body.invite)
+    check_signed_in(bool(table.config.get("rated")), account)
     seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
     if account is not None:
         await link_seat(table, seat, account)

@@ -1,0 +1,99 @@
+"""Players' endpoints: profiles, the leaderboard, taking one's seat back from another device, deleting an account.
+
+Profiles and ratings are :mod:`forsale.server.profiles` and :mod:`forsale.server.ratings`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+from ..rules import MAX_PLAYERS, MIN_PLAYERS
+from . import sessions as session_store
+from .accounts import name_key
+from .messages import DeleteAccount, NoFields
+from .profiles import DELETED_NAME, op_account_profile, op_bot_profile, op_delete_account
+from .ratings import OVERALL, op_leaderboard
+from .refused import Refused
+from .rest import accounts_of, address, body, body_of, errors, lobby_of, table_of
+from .seats import new_token
+from .storage import Storage
+
+router = APIRouter()
+
+BOT_PREFIX = "bot:"
+"""``/api/players/bot:hard`` is the bot ``hard`` (no account's name holds a colon)."""
+
+
+@router.get("/api/players/{name}", responses=errors(404))
+async def profile(request: Request, name: str) -> dict[str, Any]:
+    """A player's page: ratings, rating after each rated game, games played and won per player count, games."""
+    storage: Storage = request.app.state.storage
+    if len(name) > 200:
+        raise Refused("not_found", "there is no player with this name", 404)
+    if name.startswith(BOT_PREFIX):
+        found = await storage.run(op_bot_profile(name.removeprefix(BOT_PREFIX)))
+    else:
+        viewer = await accounts_of(request).current(request)
+        found = await storage.run(op_account_profile(name_key(name), viewer["id"] if viewer else None))
+    if found is None:
+        shown = repr(name) if len(name) <= 24 else "with this name"
+        raise Refused("not_found", f"there is no player {shown} (bots have ratings once they play a rated game)", 404)
+    return {"player": found}
+
+
+@router.get("/api/leaderboard", responses=errors(400))
+async def leaderboard(
+    request: Request, players: int = OVERALL, kind: Literal["all", "people", "bots"] = "all", limit: int = 50
+) -> dict[str, Any]:
+    """The best ratings (``mu - 3 sigma``): ``players`` 0 over every game, or 2-6 over games of that many."""
+    if players != OVERALL and not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise Refused("bad_request", f"players: 0 (every game) or {MIN_PLAYERS} to {MAX_PLAYERS}")
+    storage: Storage = request.app.state.storage
+    rows = await storage.run(op_leaderboard(players, max(1, min(limit, 200)), kind))
+    return {"players": players, "kind": kind, "ratings": rows}
+
+
+@router.post(
+    "/api/tables/{table_id}/resume", responses=errors(400, 401, 403, 404, 413, 429), openapi_extra=body(NoFields)
+)
+async def resume(request: Request, table_id: str) -> dict[str, Any]:
+    """A fresh token for the signed-in account's seat at this table (from any device).
+
+    The seat's old token stops working: a device still holding it asks again.
+    """
+    account = await accounts_of(request).required(request, changing=True)
+    await body_of(request, NoFields)
+    table = await table_of(request, table_id)
+    async with table.lock:
+        seat = next((s for s in table.seats if s.account_id == account["id"] and s.kind == "human"), None)
+        if seat is None:
+            raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
+        token, seat.token_hash = new_token()
+        await table.storage.run(Storage.op_update_seat(table.id, seat.stored()))
+    return {"table": table.info(), "seat": seat.index, "token": token}
+
+
+@router.post("/api/me/delete", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(DeleteAccount, True))
+async def delete_account(request: Request) -> JSONResponse:
+    """Delete the signed-in account (its password again): its seats are renamed, its sessions and ratings end."""
+    accounts = accounts_of(request)
+    account = await accounts.required(request, changing=True)
+    password = (await body_of(request, DeleteAccount)).password
+    await accounts.verify(account, password, address(request))
+    lobby = lobby_of(request)
+    for table in list(lobby.tables.values()):
+        for seat in table.seats:
+            if seat.account_id == account["id"] and seat.kind == "human" and table.status != "over":
+                await table.leave(seat.index)  # before the game: the seat is free again; during it: a bot's
+    storage: Storage = request.app.state.storage
+    await storage.run(op_delete_account(account["id"]))
+    for table in list(lobby.tables.values()):
+        for seat in table.seats:
+            if seat.account_id == account["id"]:
+                seat.name = DELETED_NAME  # the tables in memory show what the database now holds
+    response = JSONResponse({"account": None})
+    session_store.clear_cookie(response, request)
+    return response
