@@ -9,8 +9,7 @@ from itertools import combinations
 
 import pytest
 
-from forsale import View, new_game, sample_state, view
-from forsale.actions import action_from_json
+from forsale import Ruleset, View, new_game, sample_state, view
 from forsale.bots import make_agent, search_v1
 from forsale.bots.expert import below_distribution, order_stat_means, sale_posteriors
 from forsale.bots.opponents import fit_bidders
@@ -170,70 +169,13 @@ def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic() -> None:
         assert len(moves) == 1
 
 
-def expert_decisions(players: int, seed: int) -> list[View]:
-    """Every decision with a choice in one game between experts (the views the pins below were taken on)."""
-    state = new_game(players, seed=seed)
-    expert, rng = make_agent("expert"), random.Random(seed)
-    out: list[View] = []
-    while not state.is_over:
-        seats = [state.current_seat] if state.phase == "auction" else list(state.seats_to_act())
-        for seat in seats:
-            v = view(state, seat)
-            if len(v.legal_actions()) > 1:
-                out.append(v)
-            state.push(seat, expert.act(v, rng))
-    return out
-
-
-# (players, game seed, decision index, move) of ``hard:samples=6`` with ``random.Random(index)``, recorded
-# from the search bot before it was split into valuation, opponents, rollout and search modules.
-PINNED_V1 = [
-    (3, 5, 0, {"pass": True}),
-    (3, 5, 9, {"pass": True}),
-    (3, 5, 18, {"bid": 3}),
-    (3, 5, 27, {"bid": 4}),
-    (3, 5, 36, {"sell": 2}),
-    (3, 5, 45, {"sell": 13}),
-    (4, 6, 0, {"pass": True}),
-    (4, 6, 11, {"bid": 1}),
-    (4, 6, 22, {"bid": 4}),
-    (4, 6, 33, {"bid": 4}),
-    (4, 6, 44, {"bid": 5}),
-    (4, 6, 55, {"sell": 7}),
-    (4, 6, 66, {"sell": 2}),
-    (5, 7, 0, {"bid": 1}),
-    (5, 7, 11, {"pass": True}),
-    (5, 7, 22, {"bid": 1}),
-    (5, 7, 33, {"pass": True}),
-    (5, 7, 44, {"sell": 30}),
-    (5, 7, 55, {"sell": 6}),
-    (5, 7, 66, {"sell": 11}),
-    (6, 8, 0, {"bid": 1}),
-    (6, 8, 11, {"pass": True}),
-    (6, 8, 22, {"pass": True}),
-    (6, 8, 33, {"pass": True}),
-    (6, 8, 44, {"sell": 1}),
-    (6, 8, 55, {"sell": 24}),
-    (6, 8, 66, {"sell": 15}),
-]
-
-
-@pytest.mark.parametrize(("players", "seed"), sorted({(p, s) for p, s, _, _ in PINNED_V1}))
-def test_hard_v1_plays_the_moves_of_the_search_bot_before_the_split(players: int, seed: int) -> None:
-    views = expert_decisions(players, seed)
-    for p, s, index, move in PINNED_V1:
-        if (p, s) == (players, seed):
-            got = make_agent("hard-v1:samples=6").act(views[index], random.Random(index), None)
-            assert got == action_from_json(move), (players, seed, index)
-
-
 def test_action_values_give_every_legal_action_a_win_chance_reproducibly() -> None:
-    views = expert_decisions(4, 6)
-    for v in views[::9]:
-        values = action_values(v, random.Random(3), samples=4)
+    auctions, sales, _ = decisions(4, 6)
+    for v in auctions[::8] + sales[::3]:
+        values = action_values(v, random.Random(3), samples=2)
         assert [a for a, _ in values] == list(v.legal_actions())
         assert all(0.0 <= x <= 1.0 for _, x in values)
-        assert values == action_values(v, random.Random(3), samples=4)
+        assert values == action_values(v, random.Random(3), samples=2)
     # With one house each, the last sale round is known: the chance is the rules' win share, exactly.
     state = new_game(4, seed=6)
     expert = make_agent("expert")
@@ -251,8 +193,8 @@ def test_action_values_give_every_legal_action_a_win_chance_reproducibly() -> No
 
 
 def test_win_chances_add_up_to_one_and_are_exact_at_the_end() -> None:
-    views = expert_decisions(5, 7)
-    for v in views[::15]:
+    auctions, sales, _ = decisions(5, 7)
+    for v in auctions[::6] + sales[::3]:
         chances = win_chances(v, random.Random(1), samples=3)
         assert len(chances) == 5 and sum(chances) == pytest.approx(1.0)
         assert chances == win_chances(v, random.Random(1), samples=3)
@@ -262,3 +204,23 @@ def test_win_chances_add_up_to_one_and_are_exact_at_the_end() -> None:
             state.push(seat, state.legal_actions(seat)[0])
     assert win_chances(view(state, 1), random.Random(0)) == win_shares(state.scores(), state.coins)
     assert action_values(view(state, 1), random.Random(0)) == []
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [Ruleset.preset("official", p) for p in (3, 4, 5, 6)]
+    + [Ruleset.custom(4, starting_coins=5, removed=6, refund="up")],
+    ids=lambda r: r.describe().split(":")[0],
+)
+def test_hard_plays_only_legal_moves(rules: Ruleset) -> None:
+    """Whole games of ``hard`` (one sample, so they are quick) against the expert and random bots."""
+    agents = [make_agent(spec) for spec in ("hard:samples=1", "expert", "hard:samples=1", "random", "expert", "random")]
+    for game in range(3):
+        state = new_game(rules, seed=game)
+        rng = random.Random(game)
+        while not state.is_over:
+            for seat in state.seats_to_act():
+                v = view(state, seat)
+                action = agents[(seat + game) % len(agents)].act(v, rng, None)
+                assert action in v.legal_actions()
+                state.push(seat, action)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from math import log
+from math import exp, log
 
 from ..actions import Bid
 from ..view import View
@@ -125,3 +125,43 @@ def draw(hand: Sequence[int], probs: Sequence[float], rng: random.Random) -> int
         if x <= 0:
             return h
     return hand[-1]
+
+
+def bidder_posteriors(view: View) -> list[list[float]]:
+    """Per seat, the posterior over :data:`BIDDER_GRID` (the softmax of :func:`bidder_log_likelihoods`)."""
+    out = []
+    for row in bidder_log_likelihoods(view):
+        top = max(row)
+        weights = [exp(x - top) for x in row]
+        total = sum(weights)
+        out.append([w / total for w in weights])
+    return out
+
+
+def sample_bidders(posteriors: Sequence[Sequence[float]], rng: random.Random) -> list[Bidder]:
+    """One bidding rule per seat drawn from its posterior: with little evidence the draws spread over
+    the rules that fit, so a plan is judged against all of them rather than the single best guess."""
+    out = []
+    for post in posteriors:
+        x = rng.random()
+        chosen = BIDDER_GRID[-1]
+        for rule, p in zip(BIDDER_GRID, post):
+            x -= p
+            if x <= 0:
+                chosen = rule
+                break
+        out.append(chosen)
+    return out
+
+
+def sale_confidence(post: dict[str, float], observed: int) -> float:
+    """How far to trust a seat's sale model over equilibrium play, from 0 to 1.
+
+    ``post`` is the seat's posterior over sale types and ``observed`` the
+    sales of its own choosing seen so far. The weight grows with the
+    evidence (``observed / (observed + 1)``) and with how sure the model
+    is that the seat is *not* playing at random (``1 - post["uniform"]``):
+    an opponent unlike every type keeps its uniform weight, and is met
+    with the robust strategy instead of a wrong prediction.
+    """
+    return (1.0 - post["uniform"]) * observed / (observed + 1)

@@ -21,23 +21,28 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import combinations, product
 from typing import Any
 
-from ..actions import PASS, Action, Bid, bid
+from ..actions import PASS, SELLS, Action, Bid, bid
 from ..rules import win_shares
 from ..view import View, sample_state
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
-from .opponents import EXPERT_BIDDER, draw, fit_bidders
+from .opponents import EXPERT_BIDDER, bidder_posteriors, fit_bidders, sale_confidence, sample_bidders
 from .registry import register
 from .rollout import play_auctions
+from .salegame import SaleRound, blend, choose, pick, solve
 from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
-from .valuation import expected_shares, hand_values
+from .valuation import MARGIN_WEIGHT, expected_shares, hand_values
 
 TEMPERATURE = 3.0
 """Points of expected score per unit of the softmax that turns expected scores into win chances."""
+
+ITERATIONS_PER_SAMPLE = 20
+"""Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
+
+OUTCOME_DRAWS = 256
+"""Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
 
 
 def _sampler(budget: float | None, samples: int | None) -> Callable[[int], bool]:
@@ -55,48 +60,37 @@ def _auction_leaf(coins: Sequence[int], hands: Sequence[Sequence[int]]) -> list[
     return expected_shares([c + v for c, v in zip(coins, hand_values(hands))], TEMPERATURE)
 
 
-def _sale_model(view: View) -> tuple[list[list[float]], list[float] | None]:
-    """Each seat's chance of playing each house of its hand this round (the expert's sale-type
-    posterior), and the order statistics of the cheques after this round (``None`` in the last)."""
+def _sale_game(view: View, margin: float) -> tuple[SaleRound, list[list[float] | None], list[float]]:
+    """This sale round as a game (:class:`~forsale.bots.salegame.SaleRound`), and each seat's model:
+    its predicted play from the expert's sale-type posterior and how far to trust it
+    (:func:`~forsale.bots.opponents.sale_confidence`). The viewing seat has no model: it is the one solving."""
     n = view.players
-    posts = sale_posteriors(
-        n, view.hands, view.history, view.sale_tables[:-1], view.unseen_cheques + view.table, view.rules.rounds
-    )
     hands = view.hands
-    stats = list(order_stat_means(view.unseen_cheques, n)) if len(hands[0]) > 1 else None
-    predictions = [
-        predicted_play(posts[s], hands[s], [hands[o] for o in range(n) if o != s], view.table, stats) for s in range(n)
-    ]
-    return predictions, stats
-
-
-def _sale_outcome(view: View, plays: Sequence[int], stats: Sequence[float] | None) -> list[float]:
-    """Each seat's win chance after this sale round is played as ``plays``: exact when at most one
-    round follows (every order of the last cheques is weighed), valued by expected cheques otherwise."""
-    n = view.players
-    table = view.table
-    order = sorted(plays)
-    now = [sum(won) + table[order.index(h)] for won, h in zip(view.cheques_won, plays)]
-    coins = view.coins
-    rest = [[x for x in hand if x != h] for hand, h in zip(view.hands, plays)]
-    if not rest[0]:
-        return win_shares([a + c for a, c in zip(now, coins)], coins)
-    if len(rest[0]) == 1:
-        last = [r[0] for r in rest]
-        last_order = sorted(last)
-        finals = Counter(tuple(sorted(c)) for c in combinations(sorted(view.unseen_cheques), n))
-        total = sum(finals.values())
-        out = [0.0] * n
-        for cheques, count in finals.items():
-            scores = [now[s] + cheques[last_order.index(last[s])] + coins[s] for s in range(n)]
-            for s, share in enumerate(win_shares(scores, coins)):
-                out[s] += count * share / total
-        return out
-    assert stats is not None
-    values = hand_values(rest, stats)
+    k = len(hands[0])
+    posts = sale_posteriors(
+        n, hands, view.history, view.sale_tables[:-1], view.unseen_cheques + view.table, view.rules.rounds
+    )
+    stats = list(order_stat_means(view.unseen_cheques, n)) if k > 1 else None
+    models: list[list[float] | None] = []
+    weights = []
+    for s in range(n):
+        if s == view.seat:
+            models.append(None)
+            weights.append(0.0)
+            continue
+        others = [hands[o] for o in range(n) if o != s]
+        models.append(predicted_play(posts[s], hands[s], others, view.table, stats))
+        weights.append(sale_confidence(posts[s], view.round))
     # The more sale rounds are left, the less sure the expected scores: a wider softmax.
-    temperature = TEMPERATURE * (len(rest[0]) - 1) / max(1, view.rules.rounds - 1) + 1.0
-    return expected_shares([a + c + v for a, c, v in zip(now, coins, values)], temperature)
+    temperature = TEMPERATURE * (k - 1) / max(1, view.rules.rounds - 1) + 1.0
+    won = [sum(c) for c in view.cheques_won]
+    game = SaleRound(hands, view.table, view.unseen_cheques, won, view.coins, stats, temperature, margin)
+    return game, models, weights
+
+
+def _iterations(more: Callable[[int], bool]) -> Callable[[int], bool]:
+    """A sample budget spent as regret-matching iterations, :data:`ITERATIONS_PER_SAMPLE` per sample."""
+    return lambda t: t % ITERATIONS_PER_SAMPLE != 0 or more(t // ITERATIONS_PER_SAMPLE)
 
 
 def action_values(
@@ -118,30 +112,11 @@ def action_values(
     more = _sampler(budget, samples)
     if view.phase == "auction":
         return _auction_values(view, seat, legal, rng, more)
-    predictions, stats = _sale_model(view)
-    n = view.players
-    opponents = [s for s in range(n) if s != seat]
-    values = [0.0] * len(legal)
-    if len(view.hand) <= 2:  # at most two rounds left: every combination of the opponents' plays, weighed
-        for choice in product(*(range(len(view.hands[s])) for s in opponents)):
-            p = 1.0
-            for s, i in zip(opponents, choice):
-                p *= predictions[s][i]
-            plays = [0] * n
-            for s, i in zip(opponents, choice):
-                plays[s] = view.hands[s][i]
-            for k, h in enumerate(view.hand):
-                plays[seat] = h
-                values[k] += p * _sale_outcome(view, plays, stats)[seat]
-        return list(zip(legal, values))
-    drawn = 0
-    while more(drawn):
-        plays = [draw(view.hands[s], predictions[s], rng) for s in range(n)]
-        for k, h in enumerate(view.hand):
-            plays[seat] = h
-            values[k] += _sale_outcome(view, plays, stats)[seat]
-        drawn += 1
-    return [(a, v / drawn) for a, v in zip(legal, values)]
+    game, models, weights = _sale_game(view, margin=0.0)
+    if len(view.hand) == 1:
+        return [(legal[0], game.payoffs(tuple(h[0] for h in view.hands))[seat])]
+    _, values, _ = solve(game, models, weights, rng, _iterations(more))
+    return list(zip(legal, values[seat]))
 
 
 def _auction_values(
@@ -194,15 +169,66 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
                 out[s] += share
             drawn += 1
     else:
-        predictions, stats = _sale_model(view)
-        while more(drawn):
-            plays = [draw(view.hands[s], predictions[s], rng) for s in range(n)]
-            if view.my_commit is not None:
-                plays[view.seat or 0] = view.my_commit
-            for s, share in enumerate(_sale_outcome(view, plays, stats)):
+        game, models, weights = _sale_game(view, margin=0.0)
+        strategies, _, _ = solve(game, models, weights, rng, _iterations(more))
+        played = [blend(m, w, p) for m, w, p in zip(models, weights, strategies)]
+        for _ in range(OUTCOME_DRAWS):
+            plays = [hand[pick(p, rng)] for hand, p in zip(view.hands, played)]
+            if view.seat is not None and view.my_commit is not None:
+                plays[view.seat] = view.my_commit
+            for s, share in enumerate(game.payoffs(tuple(plays))):
                 out[s] += share
-            drawn += 1
+        drawn = OUTCOME_DRAWS
     return [x / drawn for x in out]
+
+
+class HardAgent(SearchAgent):
+    """``hard``: the auction search of ``hard-v1``, and each sale round solved as a game.
+
+    Auctions: as :class:`~forsale.bots.search_v1.SearchAgent`, except that
+    with ``sampled_bidders`` each sampled deal draws every opponent's bidding
+    rule from its posterior (:func:`~forsale.bots.opponents.sample_bidders`)
+    instead of playing only the single best fit. Sales: the round is a game
+    (:mod:`forsale.bots.salegame`) solved by regret matching, opponents mixed
+    between their sale model and equilibrium play by how well the model fits
+    them, and the move is drawn from the bot's own solved strategy.
+    """
+
+    def __init__(self, name: str = "hard", sampled_bidders: bool = False, **options: Any) -> None:
+        super().__init__(name, **options)
+        self.sampled_bidders = sampled_bidders
+
+    def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
+        if not (self.sampled_bidders and self.model_bidders):
+            return super()._auction(view, rng, deadline)
+        seat = view.seat
+        assert seat is not None
+        high = view.high
+        coins = view.coins[seat]
+        limits = sorted({high} | {min(coins, high + k) for k in self.steps})
+        posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
+        bidder_posts = bidder_posteriors(view)
+        totals = [0.0] * len(limits)
+        samples = 0
+        while self._more(samples, deadline):
+            state = sample_state(view, rng)
+            bidders = sample_bidders(bidder_posts, rng)
+            bidders[seat] = (self.alpha, 0.0)
+            seed = rng.getrandbits(64)
+            for i, limit in enumerate(limits):
+                totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
+            samples += 1
+        self.samples_drawn = samples
+        best = limits[max(range(len(limits)), key=lambda i: totals[i])]
+        return PASS if best == high else bid(high + 1)
+
+    def _sale(self, view: View, rng: random.Random, deadline: float) -> Action:
+        seat = view.seat
+        assert seat is not None
+        game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
+        strategies, _, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, deadline)))
+        self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
+        return SELLS[view.hand[choose(strategies[seat], rng)]]
 
 
 class EasyAgent:
@@ -223,9 +249,23 @@ class EasyAgent:
         return self._expert.act(view, rng, budget)
 
 
-@register("hard", "determinized search with expert rollouts; exact last sale rounds; time=SECONDS per decision")
-def _hard(**options: Any) -> SearchAgent:
-    return build("hard", **options)
+@register(
+    "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
+)
+def _hard(sampled_bidders: int = 0, **options: Any) -> HardAgent:
+    v1 = build("hard", **options)
+    return HardAgent(
+        "hard",
+        sampled_bidders=bool(sampled_bidders),
+        time=v1.time,
+        alpha=v1.alpha,
+        phases=",".join(v1.phases),
+        samples=v1.samples,
+        temperature=v1.temperature,
+        sale_rollouts=v1.sale_rollouts,
+        model_bidders=v1.model_bidders,
+        steps=v1.steps,
+    )
 
 
 @register("hard-v1", "the hard bot as it was before issue 14 (kept for comparison); time=SECONDS per decision")
