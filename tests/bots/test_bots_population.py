@@ -42,7 +42,7 @@ def test_the_split_is_deterministic_disjoint_and_covers_everyone() -> None:
     assert any(name in held for name in pop.HUMAN_LIKE) and any(name in tune for name in pop.HUMAN_LIKE)
 
 
-PINNED_HELD_OUT = "8f3ff12b3100c014"
+PINNED_HELD_OUT = "2bb280b428c986da"
 """The first 16 hex digits of the SHA-256 of the held-out names, one a line."""
 
 
@@ -126,3 +126,14 @@ def test_people_keep_their_best_houses_for_the_richest_cheques() -> None:
     assert agent.act(rich, random.Random(0)) == Sell(max(rich.hand))
     poor = _first_sale([0, 0, 2, 2])
     assert agent.act(poor, random.Random(0)) == Sell(min(poor.hand))
+
+
+def test_the_server_seats_no_member() -> None:
+    """Measurement opponents are not for people: the server refuses them at every table, as it offers none."""
+    from forsale.server.botrunner import validate_spec
+
+    for players in range(3, 7):
+        rules = Ruleset.default(players)
+        assert not any(name.startswith("pop-") for name in agent_names(rules))
+        with pytest.raises(ValueError, match="cannot play this table"):
+            validate_spec("pop-close4-savebest", rules=rules)

@@ -17,13 +17,16 @@ it was never tuned on. This module builds them from parametric families:
   house whose rank in the hand matches how rich this round's cheques are
   among those not yet won); cheque matching (the house nearest twice the
   mean, or twice the top, cheque); a mixture of rank matching and chance;
+  greedy (the best cheque expected now, every hand being known by deduction
+  and the other seats taken to play at random) and greedy with a share of
+  what the house would earn later kept back (``greedysave``);
 - **people's advice** from the rules' strategy notes: pass at once when the
   houses on the table are close in value (``close4``, ``close8``: the spread
   is at most 4 or 8), and keep the best houses for the rounds with the
   richest cheques, sacrificing small houses when the cheques are poor or
   alike (``savebest``). :data:`HUMAN_LIKE` names the members built that way.
 
-Each bidding rule meets three sale rules (chosen cyclically so that every
+Each bidding rule meets four sale rules (chosen cyclically so that every
 sale rule meets every kind of bidding rule), and the human-like pairs are
 added, which gives :func:`generated_names`. The registered baselines and
 ``expert`` belong to the population too (:data:`REGISTERED`); the search bots
@@ -241,6 +244,42 @@ def _rank_or_random(p: float) -> Choose:
     return choose
 
 
+def _below(ps: list[float]) -> list[float]:
+    """``P(exactly j of the independent events happen)`` for chances ``ps``."""
+    dist = [1.0]
+    for p in ps:
+        dist = [a * (1 - p) + b * p for a, b in zip([*dist, 0.0], [0.0, *dist])]
+    return dist
+
+
+def _expected_cheques(view: View, cheques: list[float]) -> dict[int, float]:
+    """Per house of the hand: the cheque of rank ``j`` in ``cheques`` expected if each other seat plays at random."""
+    others = [hand for s, hand in enumerate(view.hands) if s != view.seat and hand]
+    return {
+        h: sum(d * c for d, c in zip(_below([sum(x < h for x in o) / len(o) for o in others]), cheques))
+        for h in view.hand
+    }
+
+
+def _greedy(later: float) -> Choose:
+    """The house with the best cheque expected now, less ``later`` times the cheque it would expect in a later round.
+
+    All hands are known by deduction; the other seats are taken to play uniformly at random.
+    """
+
+    def choose(view: View, rng: random.Random) -> int:
+        now = _expected_cheques(view, sorted(view.table))
+        if later == 0 or not view.cheques_to_come:
+            return max(sorted(view.hand), key=lambda h: now[h])
+        unseen = sorted(view.unseen_cheques)
+        n = len(view.table)  # a later round's cheques, roughly: n evenly spaced quantiles of the unseen ones
+        future = [unseen[min(len(unseen) - 1, round((k + 0.5) * len(unseen) / n - 0.5))] for k in range(n)]
+        then = _expected_cheques(view, [float(c) for c in future])
+        return max(sorted(view.hand), key=lambda h: now[h] - later * then[h])
+
+    return choose
+
+
 def _save_best(view: View, rng: random.Random) -> int:
     """People's advice: the best house for the richest cheques, the smallest when the cheques are poor or alike."""
     cheques = sorted(view.table)
@@ -261,6 +300,8 @@ SELLERS: tuple[Seller, ...] = (
     Seller("median", _median),
     Seller("matchtop", _nearest(lambda view: 2 * max(view.table))),
     Seller("rankmix25", _rank_or_random(0.25)),
+    Seller("greedy", _greedy(0.0)),
+    Seller("greedysave", _greedy(0.6)),
 )
 """Every sale rule, by name."""
 
@@ -275,7 +316,7 @@ def _pairs() -> dict[str, tuple[Bidder, Seller]]:
     pairs: dict[str, tuple[Bidder, Seller]] = {}
     n = len(SELLERS)
     for i, b in enumerate(BIDDERS):
-        for j in (i, i + 3, i + 6):
+        for j in (i, i + 3, i + 5, i + 7):
             s = SELLERS[j % n]
             pairs[f"pop-{b.name}-{s.name}"] = (b, s)
     for b_name, s_name in _HUMAN_PAIRS:
