@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import socket
 import sys
 
 from ._extras import require
@@ -82,6 +83,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--public-url", metavar="URL", help="this server's address as players reach it, for the links in emails"
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="run as one node of a cluster sharing the --db PostgreSQL database, behind a load balancer "
+        "(see docs/deploy.md)",
+    )
+    p.add_argument("--node", metavar="NAME", help="this node's name, unique in the cluster (default: the host name)")
+    p.add_argument(
+        "--lease-ttl",
+        type=seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="with --cluster: seconds a node's tables stay its own without a heartbeat, so about how long a "
+        "dead node's tables wait before another node takes them (default 10)",
+    )
     p.set_defaults(run=run)
 
 
@@ -94,6 +110,18 @@ def run(args: argparse.Namespace) -> int:
     from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
 
+    cluster = None
+    if args.cluster:
+        from ..server.cluster import ClusterConfig
+
+        if not postgres:
+            print("forsale serve: --cluster needs a PostgreSQL --db (postgresql://...)", file=sys.stderr)
+            return 2
+        try:
+            cluster = ClusterConfig(args.node or socket.gethostname().split(".")[0], args.lease_ttl)
+        except ValueError as error:
+            print(f"forsale serve: --node/--lease-ttl: {error}", file=sys.stderr)
+            return 2
     if args.smtp:
         try:
             SmtpSettings.parse(args.smtp)
@@ -114,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         smtp_url=args.smtp,
         mail_from=args.mail_from,
         public_url=args.public_url or f"http://{args.host}:{args.port}",
+        cluster=cluster,
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)

@@ -125,3 +125,4 @@ class Snapshots:
         text = dumps({"type": "table", "table": table.id, "info": table.info(), "clock": table.scheduler.clock()})
         for conn in table.connections():
             conn.send(text)
+        table.lobby.changed(table)

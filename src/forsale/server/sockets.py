@@ -101,7 +101,14 @@ class TableSockets:
         await ws.accept()
         conn = Conn(ws)
         sender = asyncio.create_task(conn.pump())
-        table = await lobby.get(table_id) if 0 < len(table_id) <= 32 and "/" not in table_id else None
+        try:
+            table = await lobby.get(table_id) if 0 < len(table_id) <= 32 and "/" not in table_id else None
+        except Refused as refused:  # a cluster's table between two nodes (forsale.server.cluster): try again
+            conn.send(error(refused.code, str(refused)))
+            conn.close()
+            await sender
+            await ws.close(code=1013)
+            return
         limit = RateLimit(self.rate, self.burst)
         strikes = 0
         try:

@@ -1,0 +1,437 @@
+"""A node of a cluster of game servers sharing one PostgreSQL database (``forsale serve --cluster``).
+
+Each live table is owned by one node at a time, through its lease
+(:mod:`forsale.server.leases`); every write of the table is fenced by that
+lease (:func:`forsale.server.storage.fenced`), so a node that lost a table
+without noticing cannot change it. :class:`ClusterLobby` is the lobby of one
+node:
+
+- **Routing.** The load balancer sends every request for a table to one node
+  (HAProxy hashes the table id; see ``docs/deploy.md``). The node that gets a
+  request for a table it does not own takes the table: at once if its lease
+  is free or expired, else it asks the owner to hand it over (``LISTEN/NOTIFY``)
+  and takes it when released. Nodes therefore never need to know the load
+  balancer's hash ring: tables follow the requests.
+- **Failover.** Every node sweeps for *orphans* (unfinished games whose lease
+  expired: their owner died or was cut off) and takes its share; a table is
+  rebuilt from its event log exactly as after a restart, and its clocks and
+  bots resume. A node stopped cleanly releases its leases first.
+- **Lobby.** Open tables live on many nodes: each owner publishes its public
+  tables' lobby entries with ``NOTIFY``, every node keeps the others' entries;
+  players online come from the nodes' heartbeat rows; finished games from
+  the database, as on one server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, create_engine, event, select, text
+from sqlalchemy.engine import Engine, make_url
+
+from . import leases
+from .botrunner import BotRunner
+from .lobby import Lobby, Options
+from .refused import Refused
+from .storage import Fence, Storage, StoredGame, games, normalize_url
+from .tables import LiveTable
+from .turns import TurnNotices
+
+log = logging.getLogger("forsale.server")
+
+T = TypeVar("T")
+
+CHANNEL = "forsale"
+NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+MAX_NOTICE = 7900  # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """One node's part in a cluster: its name (unique in the cluster) and the lease time.
+
+    ``lease_ttl``: seconds a lease lasts without renewal, so about how long a
+    dead node's tables wait before another node takes them. Leases are renewed
+    every third of it, orphans looked for every half of it.
+    """
+
+    node: str
+    lease_ttl: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not NODE_NAME.match(self.node):
+            raise ValueError(f"a node name is 1-64 letters, digits, '.', '_' or '-', not {self.node!r}")
+        if not (0.2 <= self.lease_ttl <= 3600):
+            raise ValueError(f"the lease time must be 0.2 to 3,600 seconds, not {self.lease_ttl!r}")
+
+
+def libpq_url(url: str) -> str:
+    """The database URL as psycopg's own connect() takes it (no SQLAlchemy driver name)."""
+    parsed = make_url(normalize_url(url))
+    if parsed.get_backend_name() != "postgresql":
+        raise ValueError("a cluster needs PostgreSQL (--db postgresql://...): its nodes share it and its NOTIFY")
+    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def session_settings(engine: Engine, lease_ttl: float) -> None:
+    """Settings of every connection a node opens: bounded waits for locks, no transaction left hanging.
+
+    A node paused in the middle of a transaction (``SIGSTOP``, a long GC, a
+    VM frozen) would hold its lease rows locked ``FOR SHARE`` and keep the
+    other nodes from taking its tables; PostgreSQL ends such a session after
+    half a lease time, so its transaction never commits.
+    """
+    idle_ms = max(500, int(lease_ttl * 500))
+
+    @event.listens_for(engine, "connect")
+    def _settings(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET idle_in_transaction_session_timeout = {idle_ms}")
+            cursor.execute(f"SET lock_timeout = {max(1000, idle_ms)}")
+        dbapi_connection.commit()
+
+
+def people_online(lobby: Lobby) -> int:
+    """People connected to a seat at a lobby's tables (a node's, or a single server's)."""
+    return sum(1 for t in lobby.tables.values() for s in t.seats if s.kind == "human" and s.conns)
+
+
+class ClusterLobby(Lobby):
+    """The lobby of one node of a cluster (see the module docstring)."""
+
+    def __init__(
+        self, storage: Storage, runner: BotRunner, options: Options, turns: TurnNotices | None, config: ClusterConfig
+    ) -> None:
+        super().__init__(storage, runner, options, turns)
+        self.config = config
+        self.node = config.node
+        self.owner = leases.incarnation(config.node)
+        self.listen_url = libpq_url(storage.url)
+        session_settings(storage.engine, config.lease_ttl)
+        storage.engine.dispose()  # connections made before the settings were added go
+        self.engine = create_engine(storage.url, pool_pre_ping=True, pool_size=3, max_overflow=4)
+        session_settings(self.engine, config.lease_ttl)
+        self.held: dict[str, int] = {}  # game id -> epoch of the leases this node holds
+        self.remote: dict[str, dict[str, Any]] = {}  # game id -> {"node", "info"} of public tables elsewhere
+        self.healthy = False
+        self.draining = False
+        self.takeovers = 0  # tables this node took whose lease another node had held
+        self._taking: dict[str, asyncio.Task[LiveTable | None]] = {}
+        self._released: dict[str, asyncio.Event] = {}
+        self._dirty: set[str] = set()
+        self._gone: set[str] = set()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._chores: set[asyncio.Task[Any]] = set()
+        self._listening = asyncio.Event()
+        self._last_renewed = time.monotonic()
+        self._live_nodes: list[dict[str, Any]] = []
+
+    # -- the database, off the event loop -----------------------------------------
+    def _run(self, fn: Callable[[Connection], T]) -> T:
+        with self.engine.begin() as conn:
+            return fn(conn)
+
+    async def _db(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.to_thread(self._run, fn)
+
+    async def _notify(self, *notices: dict[str, Any]) -> None:
+        payloads = [json.dumps(n, separators=(",", ":")) for n in notices]
+        payloads = [p for p in payloads if len(p.encode()) < MAX_NOTICE]
+
+        def send(conn: Connection) -> None:
+            for payload in payloads:
+                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+
+        if payloads:
+            await self._db(send)
+
+    def _chore(self, coro: Any) -> None:
+        """Run ``coro`` in the background (kept referenced; its failure is logged)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self._chores.add(task)
+        task.add_done_callback(self._chore_done)
+
+    def _chore_done(self, task: asyncio.Task[Any]) -> None:
+        self._chores.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("cluster node %s: a background task failed", self.node, exc_info=task.exception())
+
+    # -- the Lobby's hooks ----------------------------------------------------------
+    def fence_of(self, table_id: str) -> Fence:
+        """This node's lease of the table; a table it holds no lease of gets a fence that never matches."""
+        return (self.owner, self.held.get(table_id, -1))
+
+    async def store_new(self, game: StoredGame) -> None:
+        """Store a new game and take its lease in one transaction: no node can adopt it in between."""
+        ttl = self.config.lease_ttl
+
+        def create(conn: Connection) -> int | None:
+            Storage.op_create_game(game)(conn)
+            return leases.take(conn, game.id, self.owner, self.node, ttl)
+
+        epoch = await self.storage.run(create)
+        assert epoch is not None  # a new id has no lease yet
+        self.held[game.id] = epoch
+
+    def changed(self, table: LiveTable) -> None:
+        if not table.private and table.id in self.held:
+            self._dirty.add(table.id)
+
+    def lost(self, table: LiveTable) -> None:
+        log.warning("cluster node %s: table %s was taken by another node; letting it go", self.node, table.id)
+        self._chore(self._let_go(table, release=False))
+
+    def finished(self, table: LiveTable) -> None:
+        super().finished(table)
+        epoch = self.held.pop(table.id, None)
+        if epoch is not None:
+            self._gone.add(table.id)
+            self._chore(self._db(lambda conn: leases.drop(conn, table.id, self.owner, epoch)))
+
+    def listing(self) -> list[dict[str, Any]]:
+        here = super().listing()
+        mine = {t["id"] for t in here}
+        return here + [r["info"] for gid, r in self.remote.items() if gid not in mine and gid not in self.tables]
+
+    async def get(self, table_id: str) -> LiveTable | None:
+        """The table, taking it over first if another node (or nobody) holds it (see the module docstring)."""
+        table = self.tables.get(table_id)
+        if table is not None and not table.closed:
+            return table
+        if len(table_id) > 32:
+            return None
+        if self.draining:
+            raise Refused("busy", "this server is stopping; connect again", 503)
+        return await self._take(table_id, wait=True)
+
+    async def _take(self, table_id: str, wait: bool) -> LiveTable | None:
+        """One taking per table at a time: every request for it waits for the same one."""
+        task = self._taking.get(table_id)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._taking_over(table_id, wait))
+            self._taking[table_id] = task
+            task.add_done_callback(lambda _: self._taking.pop(table_id, None))
+        return await asyncio.shield(task)
+
+    async def _taking_over(self, table_id: str, wait: bool) -> LiveTable | None:
+        def status(conn: Connection) -> str | None:
+            return conn.execute(select(games.c.status).where(games.c.id == table_id)).scalar()
+
+        ttl = self.config.lease_ttl
+        deadline = time.monotonic() + 2 * ttl + 5
+        asked = -math.inf
+        released = self._released.setdefault(table_id, asyncio.Event())
+        try:
+            while True:
+                state = await self._db(status)
+                if state is None:
+                    return None
+                if state == "over":
+                    return await super().get(table_id)  # read-only: a finished game needs no lease
+                epoch = await self._db(lambda conn: leases.take(conn, table_id, self.owner, self.node, ttl))
+                if epoch is not None:
+                    return await self._adopt(table_id, epoch)
+                if not wait or time.monotonic() > deadline:
+                    if wait:
+                        raise Refused("busy", "this table is moving between servers; try again", 503)
+                    return None
+                if time.monotonic() - asked > 1.0:
+                    asked = time.monotonic()
+                    await self._notify({"t": "handover", "id": table_id, "to": self.node})
+                released.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(released.wait(), 0.25)
+        finally:
+            self._released.pop(table_id, None)
+
+    async def _adopt(self, table_id: str, epoch: int) -> LiveTable | None:
+        """Rebuild a table whose lease this node just took from its event log, as after a restart."""
+        self.held[table_id] = epoch
+        if epoch > 1:
+            self.takeovers += 1
+        stored = await self.storage.run(Storage.op_load(table_id))
+        if stored is None or stored.status == "over":
+            self.held.pop(table_id, None)
+            return await super().get(table_id)
+        try:
+            table = LiveTable(stored, self)
+        except Exception:
+            log.exception("table %s could not be rebuilt from its event log; it stays offline", table_id)
+            return None
+        self.tables[table_id] = table
+        self.remote.pop(table_id, None)
+        if table.status == "playing":
+            table.scheduler.schedule()
+        self.changed(table)
+        log.info("cluster node %s: took table %s (epoch %d)", self.node, table_id, epoch)
+        return table
+
+    async def _let_go(self, table: LiveTable, release: bool) -> None:
+        """Close this node's copy of a table; with ``release``, give its lease up so another node takes it now."""
+        async with table.lock:  # no action of it is in flight past this point
+            if table.closed:
+                return
+            table.close()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        epoch = self.held.pop(table.id, None)
+        self._dirty.discard(table.id)
+        if release and epoch is not None:
+            await self._db(lambda conn: leases.release(conn, table.id, self.owner, epoch))
+            await self._notify({"t": "released", "id": table.id, "node": self.node})
+
+    # -- start, background work, stop ---------------------------------------------------
+    async def start(self) -> int:
+        """Join the cluster: listen, beat, adopt the orphans (a restart's unfinished games among them)."""
+        self._tasks = [asyncio.create_task(self._listen())]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._listening.wait(), 30)
+        await self._renew()
+        adopted = await self._sweep()
+        self._tasks += [asyncio.create_task(self._heartbeat()), asyncio.create_task(self._publisher())]
+        self.healthy = True
+        log.info("cluster node %s (%s) started: %d tables taken", self.node, self.owner, adopted)
+        return adopted
+
+    async def stop(self) -> None:
+        """A clean stop: release every lease (the other nodes take the tables at once), then leave."""
+        self.draining = True
+        self.healthy = False
+        for task in self._tasks[1:]:
+            task.cancel()
+        tables = [t for t in self.tables.values() if t.id in self.held]
+        await asyncio.gather(*(self._let_go(t, release=True) for t in tables), return_exceptions=True)
+        await self._flush()
+        self._tasks[0].cancel()
+        for task in list(self._chores):
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)
+        await asyncio.to_thread(self.engine.dispose)
+        log.info("cluster node %s stopped: %d tables released", self.node, len(tables))
+
+    async def _listen(self) -> None:
+        """Receive the other nodes' notices (reconnecting, and asking for the lobby again, after a break)."""
+        import psycopg  # the server extra's PostgreSQL driver (a cluster runs on PostgreSQL only)
+
+        while True:
+            try:
+                async with await psycopg.AsyncConnection.connect(self.listen_url, autocommit=True) as conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self._listening.set()
+                    await self._notify({"t": "hello", "node": self.node})
+                    async for notice in conn.notifies():
+                        with contextlib.suppress(ValueError, KeyError, TypeError):
+                            self._on_notice(json.loads(notice.payload))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                self._listening.clear()
+                log.warning("cluster node %s: the notice connection failed (%s); again in 1 s", self.node, error)
+                await asyncio.sleep(1.0)
+
+    def _on_notice(self, notice: dict[str, Any]) -> None:
+        kind, node = notice["t"], notice.get("node")
+        if kind == "hello" and node != self.node:
+            self._dirty.update(t.id for t in self.tables.values() if t.id in self.held and not t.private)
+        elif kind == "info" and node != self.node and notice["id"] not in self.tables:
+            self.remote[notice["id"]] = {"node": node, "info": notice["info"]}
+        elif kind == "gone":
+            if self.remote.get(notice["id"], {}).get("node") == node:
+                del self.remote[notice["id"]]
+        elif kind == "handover" and notice.get("to") != self.node:
+            table = self.tables.get(notice["id"])
+            if table is not None and table.id in self.held and not self.draining:
+                self._chore(self._let_go(table, release=True))
+        elif kind == "released":
+            waiting = self._released.get(notice["id"])
+            if waiting is not None:
+                waiting.set()
+
+    async def _heartbeat(self) -> None:
+        period = self.config.lease_ttl / 3
+        sweep_every = self.config.lease_ttl / 2
+        last_sweep = time.monotonic()
+        while True:
+            await asyncio.sleep(period * random.uniform(0.9, 1.0))
+            await self._renew()
+            if time.monotonic() - last_sweep >= sweep_every:
+                last_sweep = time.monotonic()
+                with contextlib.suppress(Exception):
+                    await self._sweep()
+
+    async def _renew(self) -> None:
+        """Renew this node's leases; let go of any it no longer holds (it was paused, or cut off, too long)."""
+        held = dict(self.held)  # before the renewal: a lease taken meanwhile is not among these
+        started = time.monotonic()
+        ttl = self.config.lease_ttl
+        try:
+            renewed = await self._db(lambda conn: leases.renew(conn, self.owner, ttl))
+            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
+        except Exception as error:
+            log.warning("cluster node %s: renewing its leases failed: %s", self.node, error)
+            if time.monotonic() - self._last_renewed > ttl:
+                self.healthy = False
+                for table in [t for t in self.tables.values() if t.id in self.held]:
+                    self._chore(self._let_go(table, release=False))
+            return
+        self._last_renewed = started
+        self.healthy = not self.draining
+        for table_id, epoch in held.items():
+            if renewed.get(table_id) != epoch and self.held.get(table_id) == epoch:
+                gone = self.tables.get(table_id)
+                if gone is None:
+                    self.held.pop(table_id, None)
+                else:
+                    log.warning("cluster node %s: lost the lease of table %s", self.node, table_id)
+                    self._chore(self._let_go(gone, release=False))
+
+    async def _sweep(self) -> int:
+        """Take this node's share of the orphaned tables (expired leases); returns how many it took."""
+        ttl = self.config.lease_ttl
+        found = await self._db(lambda conn: leases.orphans(conn, time.time() - ttl))
+        self._live_nodes = await self._db(lambda conn: leases.live_nodes(conn, ttl))
+        names = {n["name"] for n in self._live_nodes}
+        self.remote = {g: r for g, r in self.remote.items() if r["node"] in names}
+        if not found or self.draining:
+            return 0
+        random.shuffle(found)
+        share = math.ceil(len(found) / max(1, len(names)))
+        taken = 0
+        for table_id in found[:share]:
+            if table_id not in self.tables and await self._take(table_id, wait=False) is not None:
+                taken += 1
+        return taken
+
+    async def _publisher(self) -> None:
+        """Tell the other nodes about this node's public tables that changed, a few times a second at most."""
+        while True:
+            await asyncio.sleep(0.2)
+            with contextlib.suppress(Exception):
+                await self._flush()
+
+    async def _flush(self) -> None:
+        notices: list[dict[str, Any]] = [{"t": "gone", "id": g, "node": self.node} for g in self._gone]
+        self._gone.clear()
+        dirty, self._dirty = self._dirty, set()
+        for table_id in dirty:
+            table = self.tables.get(table_id)
+            if table is None or table_id not in self.held or table.private:
+                notices.append({"t": "gone", "id": table_id, "node": self.node})
+            elif table.status != "over":
+                notices.append({"t": "info", "id": table_id, "node": self.node, "info": table.info()})
+        await self._notify(*notices)
+
+    # -- what the cluster routes show ----------------------------------------------------
+    async def nodes(self) -> list[dict[str, Any]]:
+        """The live nodes (heartbeat within one lease time): name, tables, players online."""
+        return await self._db(lambda conn: leases.live_nodes(conn, self.config.lease_ttl))

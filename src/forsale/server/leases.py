@@ -1,0 +1,139 @@
+"""Table leases in PostgreSQL: which node of a cluster owns each live table, and for how long.
+
+A lease is one row of ``forsale_leases`` (:data:`forsale.server.storage.leases`):
+the owner (a node's *incarnation*: its name plus a random part, new at every
+start, so a restarted node never mistakes its dead self's leases for its own),
+an ``epoch`` that grows by one at every taking, and an expiry in the
+database's clock. Every function here is one statement in its own
+transaction, so PostgreSQL's row locks do the distributed work:
+
+- :func:`take` is an ``INSERT ... ON CONFLICT DO UPDATE ... WHERE expired``:
+  two nodes taking the same table at once both reach the row, one waits for
+  the other's lock, then finds the lease live again and gets nothing back.
+  Exactly one succeeds.
+- :func:`renew` extends every unexpired lease of an owner and says which
+  it still holds; one that expired in the meantime is *not* renewed (another
+  node may have seen it expire), so a node that was paused longer than the
+  lease learns that it lost its tables.
+- The event log's append checks ``(owner, epoch)`` in its own transaction
+  (:func:`forsale.server.storage.check_fences`), reading the row ``FOR
+  SHARE``; so a node whose lease was taken cannot append, even if it has
+  not noticed yet, and :func:`take` waits for an append in flight to commit.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from sqlalchemy import Column, Connection, Float, Integer, String, Table, bindparam, text
+
+from .storage import leases, metadata
+
+__all__ = ["leases", "nodes", "incarnation", "take", "renew", "release", "drop", "orphans", "beat", "live_nodes"]
+
+nodes = Table(
+    "forsale_nodes",
+    metadata,
+    # One row per node name: its latest heartbeat (database clock) and what it serves, for the
+    # lobby's players online and the cluster page; a node is live while its heartbeat is recent.
+    Column("name", String(64), primary_key=True),
+    Column("owner", String(100), nullable=False),
+    Column("heartbeat_at", Float, nullable=False),
+    Column("tables", Integer, nullable=False),
+    Column("online", Integer, nullable=False),
+)
+
+NOW = "extract(epoch from clock_timestamp())"
+
+_TAKE = text(
+    f"""
+    INSERT INTO forsale_leases AS l (game_id, owner, node, epoch, expires_at)
+    VALUES (:game_id, :owner, :node, 1, {NOW} + :ttl)
+    ON CONFLICT (game_id) DO UPDATE
+        SET owner = excluded.owner, node = excluded.node, epoch = l.epoch + 1, expires_at = excluded.expires_at
+        WHERE l.expires_at < {NOW}
+    RETURNING epoch
+    """
+)
+_RENEW = text(
+    f"""
+    UPDATE forsale_leases SET expires_at = {NOW} + :ttl
+    WHERE owner = :owner AND expires_at > {NOW}
+    RETURNING game_id, epoch
+    """
+)
+_RELEASE = text(
+    "UPDATE forsale_leases SET expires_at = 0 WHERE game_id = :game_id AND owner = :owner AND epoch = :epoch"
+)
+_DROP = text("DELETE FROM forsale_leases WHERE game_id = :game_id AND owner = :owner AND epoch = :epoch")
+_ORPHANS = text(
+    f"""
+    SELECT g.id FROM forsale_games g LEFT JOIN forsale_leases l ON l.game_id = g.id
+    WHERE g.status IN ('waiting', 'playing')
+      AND (l.expires_at < {NOW} OR (l.game_id IS NULL AND g.created_at < :created_before))
+    ORDER BY g.created_at
+    LIMIT :limit
+    """
+)
+_BEAT = text(
+    f"""
+    INSERT INTO forsale_nodes AS n (name, owner, heartbeat_at, tables, online)
+    VALUES (:name, :owner, {NOW}, :tables, :online)
+    ON CONFLICT (name) DO UPDATE
+        SET owner = excluded.owner, heartbeat_at = excluded.heartbeat_at, tables = excluded.tables,
+            online = excluded.online
+    """
+)
+_LIVE_NODES = text(f"SELECT name, owner, tables, online FROM forsale_nodes WHERE heartbeat_at > {NOW} - :within")
+_OWNERS = text("SELECT game_id, node FROM forsale_leases WHERE expires_at > " + NOW + " AND game_id IN :ids").bindparams(
+    bindparam("ids", expanding=True)
+)
+
+
+def incarnation(node: str) -> str:
+    """A new owner name for this start of ``node`` (its leases are never confused with an earlier run's)."""
+    return f"{node}/{secrets.token_hex(4)}"
+
+
+def take(conn: Connection, game_id: str, owner: str, node: str, ttl: float) -> int | None:
+    """Take ``game_id``'s lease if it is free or expired: its new epoch, or None if another node holds it."""
+    row = conn.execute(_TAKE, {"game_id": game_id, "owner": owner, "node": node, "ttl": ttl}).first()
+    return None if row is None else int(row[0])
+
+
+def renew(conn: Connection, owner: str, ttl: float) -> dict[str, int]:
+    """Extend every unexpired lease ``owner`` holds by ``ttl`` seconds: ``{game_id: epoch}`` of those."""
+    return {g: int(e) for g, e in conn.execute(_RENEW, {"owner": owner, "ttl": ttl}).all()}
+
+
+def release(conn: Connection, game_id: str, owner: str, epoch: int) -> None:
+    """Give a lease up at once (a clean stop, a handover): any node may take it now; the epoch stays."""
+    conn.execute(_RELEASE, {"game_id": game_id, "owner": owner, "epoch": epoch})
+
+
+def drop(conn: Connection, game_id: str, owner: str, epoch: int) -> None:
+    """Forget a finished game's lease (nothing is ever appended to it again)."""
+    conn.execute(_DROP, {"game_id": game_id, "owner": owner, "epoch": epoch})
+
+
+def orphans(conn: Connection, created_before: float, limit: int = 500) -> list[str]:
+    """Unfinished games whose lease expired (or that never had one and are older than ``created_before``)."""
+    return [r[0] for r in conn.execute(_ORPHANS, {"created_before": created_before, "limit": limit}).all()]
+
+
+def owners(conn: Connection, game_ids: list[str]) -> dict[str, str]:
+    """The node holding each of these games' live leases (those with none are left out)."""
+    if not game_ids:
+        return {}
+    return {g: n for g, n in conn.execute(_OWNERS, {"ids": game_ids}).all()}
+
+
+def beat(conn: Connection, name: str, owner: str, tables: int, online: int) -> None:
+    """A node's heartbeat row: it is alive, and serves this many tables and connected players."""
+    conn.execute(_BEAT, {"name": name, "owner": owner, "tables": tables, "online": online})
+
+
+def live_nodes(conn: Connection, within: float) -> list[dict[str, Any]]:
+    """Nodes whose heartbeat is at most ``within`` seconds old."""
+    return [dict(r._mapping) for r in conn.execute(_LIVE_NODES, {"within": within}).all()]
