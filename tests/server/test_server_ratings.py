@@ -20,7 +20,6 @@ from forsale.server import create_app
 from forsale.server.sessions import COOKIE
 from forsale.server.storage import normalize_url, rating_changes, ratings
 
-
 pytestmark = pytest.mark.timeout(240)
 
 PASSWORD = "correct horse battery staple"

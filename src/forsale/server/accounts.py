@@ -179,7 +179,7 @@ class Accounts:
 
     async def sign_in(self, raw_name: str, raw_password: str, address: str) -> Account:
         key = name_key(raw_name)
-        row = await self.storage.run(_op_find(key))
+        row = await self.storage.run(_op_find(key)) if "\x00" not in key else None  # PostgreSQL text holds no NUL
         if not await self._check(key, address, row[2] if row else None, unicodedata.normalize("NFKC", raw_password)):
             raise Refused("wrong_password", "no account has that name and password", 401)
         assert row is not None

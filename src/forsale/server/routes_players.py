@@ -5,6 +5,7 @@ Profiles and ratings are :mod:`forsale.server.profiles` and :mod:`forsale.server
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from fastapi import APIRouter, Request
@@ -12,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
 from . import sessions as session_store
-from .accounts import name_key
+from .accounts import name_key, normal_name
 from .messages import DeleteAccount, NoFields
 from .profiles import DELETED_NAME, op_account_profile, op_bot_profile, op_delete_account
 from .ratings import OVERALL, op_leaderboard
@@ -23,6 +24,9 @@ from .storage import Storage
 
 router = APIRouter()
 
+BOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+"""What a bot's name may look like (the registry's names); anything else is no bot's."""
+
 BOT_PREFIX = "bot:"
 """``/api/players/bot:hard`` is the bot ``hard`` (no account's name holds a colon)."""
 
@@ -31,11 +35,14 @@ BOT_PREFIX = "bot:"
 async def profile(request: Request, name: str) -> dict[str, Any]:
     """A player's page: ratings, rating after each rated game, games played and won per player count, games."""
     storage: Storage = request.app.state.storage
-    if len(name) > 200:
-        raise Refused("not_found", "there is no player with this name", 404)
     if name.startswith(BOT_PREFIX):
-        found = await storage.run(op_bot_profile(name.removeprefix(BOT_PREFIX)))
+        bot = name.removeprefix(BOT_PREFIX)
+        found = await storage.run(op_bot_profile(bot)) if BOT_NAME.fullmatch(bot) else None
     else:
+        try:
+            normal_name(name)  # what no account can be called (a NUL, say) is looked up nowhere
+        except Refused:
+            raise Refused("not_found", "there is no player with this name", 404) from None
         viewer = await accounts_of(request).current(request)
         found = await storage.run(op_account_profile(name_key(name), viewer["id"] if viewer else None))
     if found is None:

@@ -1,0 +1,167 @@
+"""Profiles, resuming a seat from another device, deleting an account and the sign-up limit, over the real app.
+
+On a SQLite file and on PostgreSQL; games are played over real WebSockets (see test_server_ratings).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.accounts import SIGN_UPS_PER_ADDRESS
+from forsale.server.profiles import DELETED_NAME
+
+from .test_server_ratings import PASSWORD, SAME, as_session, board, duel, play_alone, play_lockstep, rated_solo, sign_up
+
+pytestmark = pytest.mark.timeout(240)
+
+HOSTILE_NAMES = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "'; DROP TABLE forsale_games; --",
+    "Bob'); DELETE FROM forsale_seats;--",
+    "\u202eevil\u202c",  # right-to-left override
+    "Z\u0351\u0363a\u036b\u0343l\u0350g\u0344o",  # combining marks
+    "🂡 ♠ 😀 \u200d",
+    "x" * 40,
+]
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
+        yield c
+
+
+def profile(client: TestClient, name: str) -> dict:
+    response = client.get(f"/api/players/{name}")
+    assert response.status_code == 200, response.text
+    return response.json()["player"]
+
+
+def test_a_profile_counts_games_by_player_count_and_links_each(client: TestClient) -> None:
+    ann = sign_up(client, "Ann")
+    rng = random.Random(5)
+    games = [rated_solo(client, rng, players=2), rated_solo(client, rng, players=3), rated_solo(client, rng, 3)]
+    mine = profile(client, "ann")  # names are found ignoring case
+    assert mine["name"] == "Ann" and mine["me"] is True
+    assert {n: v["played"] for n, v in mine["by_players"].items()} == {"2": 1, "3": 2}
+    for n, counts in mine["by_players"].items():
+        won = sum(1 for g in mine["games"] if str(g["players"]) == n and g["seat"] in g["winners"])
+        assert counts["won"] == won
+    assert {g["id"] for g in mine["games"]} == set(games)
+    for game in mine["games"]:
+        assert game["replay"] == f"#/replay/{game['id']}" and game["rated"] is True
+        assert client.get(game["record"]).status_code == 200
+    assert len(mine["history"]["0"]) == 3 and len(mine["history"]["3"]) == 2
+    assert [h["game"] for h in mine["history"]["0"]] == list(reversed([g["id"] for g in mine["games"]]))
+    assert set(mine["ratings"]) == {"0", "2", "3"}
+    as_session(client, None)
+    assert profile(client, "Ann")["me"] is False
+    as_session(client, ann)
+
+
+def test_another_account_sees_no_private_game_and_cannot_take_a_seat_back(client: TestClient) -> None:
+    ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
+    as_session(client, ann)
+    rated_solo(client, random.Random(6), players=2, rated=False)  # a solo game is unlisted: Ann's own
+    going = client.post("/api/solo", json={"players": 2, "bot": "random"}, headers=SAME).json()
+    assert len(profile(client, "Ann")["games"]) == 1
+    as_session(client, bob)
+    seen = profile(client, "Ann")
+    assert seen["games"] == [] and seen["by_players"] == {} and seen["me"] is False
+    refused = client.post(f"/api/tables/{going['table']['id']}/resume", headers=SAME)
+    assert refused.status_code == 404 and refused.json()["error"]["code"] == "no_seat"
+    assert [g["id"] for g in client.get("/api/me/games").json()["games"]] == []  # Bob's own list only
+    as_session(client, None)
+    assert client.post(f"/api/tables/{going['table']['id']}/resume").status_code == 401
+    assert client.get("/api/me/games").status_code == 401
+
+
+def test_a_signed_in_owner_takes_their_seat_back_from_another_device(client: TestClient) -> None:
+    sign_up(client, "Ann")
+    solo = client.post("/api/solo", json={"players": 2, "bot": "random"}, headers=SAME).json()
+    table_id, old = solo["table"]["id"], solo["token"]
+    client.cookies.clear()  # another device: no seat token, no session
+    assert client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}, headers=SAME).status_code == 200
+    going = [g for g in client.get("/api/me/games").json()["games"] if g["status"] != "over"]
+    assert [g["id"] for g in going] == [table_id]
+    resumed = client.post(f"/api/tables/{table_id}/resume", headers=SAME)
+    assert resumed.status_code == 200, resumed.text
+    token = resumed.json()["token"]
+    assert resumed.json()["seat"] == 0 and token != old
+    assert client.get(f"/api/tables/{table_id}/view", params={"token": old}).status_code == 403  # the old one is spent
+    assert client.get(f"/api/tables/{table_id}/view", params={"token": token}).json()["view"]["seat"] == 0
+    assert play_alone(client, table_id, token, random.Random(7))["status"] == "over"
+    elsewhere = client.post(f"/api/tables/{table_id}/resume", headers={"Origin": "http://evil.example"})
+    assert elsewhere.status_code == 403 and elsewhere.json()["error"]["code"] == "cross_origin"
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_hostile_seat_names_are_stored_and_shown_as_text(client: TestClient, name: str) -> None:
+    sign_up(client, "Ann")
+    made = client.post("/api/tables", json={"players": 2, "join": True}, headers=SAME).json()
+    table_id = made["table"]["id"]
+    as_session(client, None)
+    guest = client.post(f"/api/tables/{table_id}/join", json={"name": name})
+    assert guest.status_code == 200, guest.text
+    play_lockstep(client, table_id, [made["token"], guest.json()["token"]], random.Random(8))
+    games = profile(client, "Ann")["games"]
+    assert [g["names"] for g in games] == [["Ann", name]]  # byte for byte, to be shown with textContent
+    assert client.get(f"/api/tables/{table_id}/record").json()["players"] == ["Ann", name]
+    assert client.get("/api/tables?status=over").json()["tables"][0]["names"] == ["Ann", name]
+
+
+@pytest.mark.parametrize("name", [*HOSTILE_NAMES, "x" * 10_000, "..", "bot:", "bot:<script>", "%00"])
+def test_looking_up_hostile_names_finds_nobody_and_echoes_no_junk(client: TestClient, name: str) -> None:
+    response = client.get(f"/api/players/{name}")
+    assert response.status_code == 404, response.text
+    assert response.json()["error"]["code"] == "not_found"
+    assert response.headers["content-type"] == "application/json"  # never a page a browser would render
+    assert len(response.text) < 400  # a long name is not echoed back
+    signed = client.post("/api/signin", json={"name": name, "password": PASSWORD})
+    assert signed.status_code in (400, 401), signed.text  # malformed, or no such account: never a 500
+
+
+def test_a_deleted_account_leaves_its_games_to_the_others_under_another_name(client: TestClient) -> None:
+    ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
+    rng = random.Random(9)
+    played = duel(client, ann, bob, rng)
+    as_session(client, ann)
+    waiting = client.post("/api/tables", json={"players": 3, "join": True}, headers=SAME).json()["table"]["id"]
+    bob_before = {r["name"]: r for r in board(client, 2)}["Bob"]
+    wrong = client.post("/api/me/delete", json={"password": "not the password"}, headers=SAME)
+    assert wrong.status_code == 403 and wrong.json()["error"]["code"] == "wrong_password"
+    assert profile(client, "Ann")["name"] == "Ann"  # a refusal changes nothing
+    assert (
+        client.post("/api/me/delete", json={"password": PASSWORD}, headers={"Origin": "http://evil"}).status_code == 403
+    )
+    deleted = client.post("/api/me/delete", json={"password": PASSWORD}, headers=SAME)
+    assert deleted.status_code == 200 and deleted.json() == {"account": None}
+    as_session(client, ann)  # the old cookie: its session has ended
+    assert client.get("/api/me").json() == {"account": None}
+    assert client.get("/api/players/Ann").status_code == 404
+    assert client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}, headers=SAME).status_code == 401
+    client.cookies.clear()
+    games = profile(client, "Bob")["games"]
+    assert [g["id"] for g in games] == [played] and games[0]["names"] == [DELETED_NAME, "Bob"]
+    assert client.get(f"/api/tables/{played}/record").json()["players"] == [DELETED_NAME, "Bob"]
+    assert [r["name"] for r in board(client, 2)] == ["Bob"]  # Ann is off the board; Bob's rating stands
+    assert {r["name"]: r for r in board(client, 2)}["Bob"] == {**bob_before, "rank": 1}
+    assert client.get(f"/api/tables/{waiting}").json()["table"]["seats"][0]["kind"] == "open"  # freed
+    assert client.post("/api/signup", json={"name": "Ann", "password": PASSWORD}, headers=SAME).status_code == 201
+
+
+def test_sign_ups_are_limited_per_address(client: TestClient) -> None:
+    for i in range(SIGN_UPS_PER_ADDRESS):
+        sign_up(client, f"User{i}")
+    client.cookies.clear()
+    refused = client.post("/api/signup", json={"name": "OneMore", "password": PASSWORD})
+    assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) > 0
+    assert client.post("/api/signin", json={"name": "User0", "password": PASSWORD}).status_code == 200
+    assert client.get("/api/players/OneMore").status_code == 404
