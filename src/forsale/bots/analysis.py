@@ -106,7 +106,7 @@ class Analysis:
     ``chances[k][s]`` is seat ``s``'s chance of winning after the first
     ``k`` moves of the record (``k = 0``: the deal), valued from the public
     view; at the end it is the result (1 for a sole winner, shares for a
-    shared win). ``decisions`` are those of the analysed seats, in the
+    shared win); empty when the chart was left out. ``decisions`` are those of the analysed seats, in the
     order of play.
     """
 
@@ -270,6 +270,7 @@ def analyse(
     budget: int = DEFAULT_BUDGET,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    chart: bool = True,
 ) -> Analysis:
     """Analyse a game: a ``forsale-record/1`` record (a dict) or a :class:`State` with its history.
 
@@ -278,6 +279,8 @@ def analyse(
     first (:class:`forsale.errors.RecordError` with the referee's message if
     it is malformed or illegal); an unfinished game is analysed up to where
     it stands. ``progress(done, total)`` is called after each evaluation.
+    ``chart=False`` leaves the chart out (``chances`` is empty): the server
+    values each seat's decisions and the chart as separate jobs.
     """
     if type(budget) is not int or budget < 1:
         raise ValueError(f"budget must be a whole number of sampled deals, at least 1, not {budget!r}")
@@ -295,7 +298,7 @@ def analyse(
     for index, move in enumerate(moves):
         work.append((index, _decisions_of(replay, move, seats)))
         play_moves(replay, [move])
-    total = len(moves) + 1 + sum(len(d) for _, d in work)
+    total = (len(moves) + 1 if chart else 0) + sum(len(d) for _, d in work)
     done = 0
 
     def tick() -> None:
@@ -304,8 +307,14 @@ def analyse(
         if progress is not None:
             progress(done, total)
 
-    chances: list[tuple[float, ...]] = [tuple(position_chances(spectator_view(state), _rng(seed, "chart", 0), budget))]
-    tick()
+    chances: list[tuple[float, ...]] = []
+
+    def point(k: int) -> None:
+        if chart:
+            chances.append(tuple(position_chances(spectator_view(state), _rng(seed, "chart", k), budget)))
+            tick()
+
+    point(0)
     decisions: list[Decision] = []
     for index, found in work:
         move = moves[index]
@@ -314,8 +323,7 @@ def analyse(
             decisions.append(Decision(index, s, state.phase, state.round, tuple(values), action))
             tick()
         play_moves(state, [move])
-        chances.append(tuple(position_chances(spectator_view(state), _rng(seed, "chart", index + 1), budget)))
-        tick()
+        point(index + 1)
     return Analysis(
         players=tuple(record["players"]),
         seats=seats,

@@ -8,6 +8,7 @@ import os
 import socket
 import sys
 
+from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
 from ._extras import require
 
 
@@ -51,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="the most seconds a bot may think per decision (default 5): tables asking for more are refused, "
         "and a bot still thinking well past it is stopped and the clock's safe move played",
+    )
+    p.add_argument(
+        "--analysis-budget",
+        type=int,
+        default=DEFAULT_ANALYSIS_BUDGET,
+        metavar="DEALS",
+        help=f"sampled deals per evaluation of the post-game analysis (default {DEFAULT_ANALYSIS_BUDGET}; "
+        "forsale analyse --budget gives the same numbers)",
     )
     p.add_argument(
         "--bot-module",
@@ -122,6 +131,9 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"forsale serve: --node/--lease-ttl: {error}", file=sys.stderr)
             return 2
+    if args.analysis_budget < 1:
+        print(f"forsale serve: --analysis-budget must be at least 1, not {args.analysis_budget}", file=sys.stderr)
+        return 2
     if args.smtp:
         try:
             SmtpSettings.parse(args.smtp)
@@ -143,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         mail_from=args.mail_from,
         public_url=args.public_url or f"http://{args.host}:{args.port}",
         cluster=cluster,
+        analysis_budget=args.analysis_budget,
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)

@@ -32,8 +32,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
+from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
-from . import collector, ratings, routes_accounts, routes_cluster, routes_players, routes_social, routes_tables
+from . import (
+    collector,
+    ratings,
+    routes_accounts,
+    routes_analysis,
+    routes_cluster,
+    routes_players,
+    routes_social,
+    routes_tables,
+)
 from .accounts import Accounts
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
@@ -65,6 +75,7 @@ ROUTERS = (
     routes_social.router,
     routes_players.router,
     routes_cluster.router,
+    routes_analysis.router,
 )
 """The REST endpoints, one router per concern (``routes_*.py``); a new concern adds its router here."""
 
@@ -178,6 +189,7 @@ def create_app(
     mail_from: str = "forsale@localhost",
     public_url: str | None = None,
     cluster: ClusterConfig | None = None,
+    analysis_budget: int = DEFAULT_ANALYSIS_BUDGET,
 ) -> FastAPI:
     """The server application.
 
@@ -200,6 +212,7 @@ def create_app(
     ``mail_from`` with links to ``public_url``; without it nobody is emailed.
     ``cluster``: run as one node of a cluster on a shared PostgreSQL database
     (:mod:`forsale.server.cluster`; ``docs/deploy.md``).
+    ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.routes_analysis`).
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
@@ -219,6 +232,7 @@ def create_app(
             lobby = ClusterLobby(storage, runner, options, turns, cluster)
         app.state.storage, app.state.lobby = storage, lobby
         app.state.accounts = Accounts(storage)
+        app.state.analysis_budget = analysis_budget
         await lobby.start()
         await ratings.catch_up(storage)  # rated games that ended while the server was stopping
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None

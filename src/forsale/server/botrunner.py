@@ -35,6 +35,7 @@ import multiprocessing
 import random
 import traceback
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -80,6 +81,28 @@ def think(spec: str, v: View, seed: int, budget: float | None) -> Action:
     return _agent(spec).act(v, random.Random(seed), budget)
 
 
+def _analysis_job(record: dict[str, Any], seats: list[int], budget: int, seed: int, chart: bool) -> dict[str, Any]:
+    from ..bots.analysis import analyse
+
+    return analyse(record, seat=seats, budget=budget, seed=seed, chart=chart).to_json()
+
+
+def _hint_job(v: View, seed: int, budget: int) -> dict[str, Any]:
+    from ..bots.analysis import hint
+
+    return hint(v, random.Random(seed), budget)
+
+
+JOBS: dict[str, Callable[..., Any]] = {"job:analysis": _analysis_job, "job:hint": _hint_job}
+"""Work other than a bot's move that also runs in the workers (:meth:`BotRunner.job`): ``(name, *args)``."""
+
+
+def _run(job: tuple[Any, ...]) -> Any:
+    """A worker's job: a named one of :data:`JOBS`, else a bot decision ``(spec, view, seed, budget)``."""
+    named = JOBS.get(job[0])
+    return named(*job[1:]) if named is not None else think(*job)
+
+
 SERVER_ONLY_OPTIONS = frozenset({"weights"})
 """Bot options a public request may not set: ``weights=`` names a file on the server's own disk."""
 
@@ -122,7 +145,7 @@ def _serve(conn: Connection, modules: tuple[str, ...]) -> None:
         except (EOFError, OSError):
             return
         try:
-            conn.send(("ok", think(*job)))
+            conn.send(("ok", _run(job)))
         except Exception:  # a bot's bug: the server logs it and plays the safe action
             conn.send(("error", traceback.format_exc()))
 
@@ -213,14 +236,25 @@ class BotRunner:
         """
         if spec.split(":", 1)[0] in self.inline:
             return think(spec, v, seed, budget)
+        action: Action = await self._call((spec, v, seed, budget), table, self.deadline)
+        return action
+
+    async def job(self, name: str, args: tuple[Any, ...], table: object, deadline: float) -> Any:
+        """Run job ``name`` of :data:`JOBS` in a worker, in ``table``'s turn like its bots' decisions.
+
+        ``deadline``: seconds it may run before its worker is stopped (:class:`BotOverran`).
+        """
+        return await self._call((name, *args), table, deadline)
+
+    async def _call(self, job: tuple[Any, ...], table: object, deadline: float) -> Any:
         key = object() if table is None else table
         worker = await self._take(key)
         try:
-            kind, value = await worker.call((spec, v, seed, budget), self.deadline)
+            kind, value = await worker.call(job, deadline)
         except TimeoutError:
             self._lost(worker, None)
             raise BotOverran(
-                f"still thinking after {self.deadline:g} s (the limit is {self.max_time:g} s); "
+                f"still thinking after {deadline:g} s (the limit is {self.max_time:g} s); "
                 f"worker {worker.process.pid} stopped"
             ) from None
         except BaseException:  # cancelled (the table closed) or the pipe broke: the worker's state is unknown

@@ -187,6 +187,7 @@ class Lobby:
                 "time_limit": body.time_limit,
                 "turn_limit": body.turn_limit,
                 "memory_aid": body.memory_aid,
+                "hints": body.hints,  # forsale.server.routes_analysis
                 "private": body.private or body.invite_only,  # unlisted (an invitation-only table is too)
                 "spectator_chat": body.spectator_chat,
                 "rated": body.rated,  # forsale.server.ratings
@@ -234,6 +235,7 @@ class Lobby:
                 seats=[None, *bots],
                 time_limit=body.time_limit,
                 memory_aid=body.memory_aid,
+                hints=body.hints,
                 private=True,
                 join=True,
                 player_name=body.player_name,

@@ -252,6 +252,7 @@ class CreateTable(_Strict):
     time_limit: TimeLimit = None
     turn_limit: TurnLimit = None
     memory_aid: StrictBool = True
+    hints: StrictBool = False  # seats may ask what the bot would do (forsale.server.routes_analysis)
     private: StrictBool = False
     invite_only: StrictBool = False
     spectator_chat: StrictBool = False
@@ -267,6 +268,7 @@ class Solo(_Strict):
     rules: RulesSpec = None
     time_limit: TimeLimit = None
     memory_aid: StrictBool = True
+    hints: StrictBool = False
     player_name: Name | None = None
     rated: StrictBool = False
 
@@ -285,6 +287,7 @@ class Settings(_Strict):
     creator_token: Token
     memory_aid: StrictBool | None = None
     spectator_chat: StrictBool | None = None
+    hints: StrictBool | None = None
 
 
 class CreatorBody(_Strict):

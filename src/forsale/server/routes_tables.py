@@ -14,6 +14,7 @@ from .messages import CreateTable, Join, Settings, Solo, TokenBody
 from .ratings import check_signed_in
 from .refused import Refused
 from .rest import accounts_of, body, body_of, errors, lobby_of, seat_held, table_of
+from .routes_analysis import set_hints
 
 router = APIRouter()
 
@@ -122,6 +123,8 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
         await table.set_memory_aid(body.memory_aid)
     if body.spectator_chat is not None:
         await set_spectator_chat(table, body.spectator_chat)
+    if body.hints is not None:
+        await set_hints(table, body.hints)
     return {"table": table.info()}
 
 

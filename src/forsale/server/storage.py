@@ -142,6 +142,19 @@ ratings = Table(
     Column("updated_at", Float, nullable=False),
 )
 
+
+analyses = Table(
+    "forsale_analyses",
+    metadata,
+    # A finished game's post-game analysis (forsale.server.routes_analysis), computed once in a bot worker
+    # and kept with the game. A table of its own, so create_all adds it to an older database as it is.
+    Column("game_id", String(32), ForeignKey("forsale_games.id"), primary_key=True),
+    Column("budget", Integer, nullable=False),  # sampled deals per evaluation (forsale.bots.analysis)
+    Column("seed", Integer, nullable=False),
+    Column("data", JSON, nullable=False),  # Analysis.to_json() of the human seats, with the chart
+    Column("created_at", Float, nullable=False),
+)
+
 rating_changes = Table(
     "forsale_rating_changes",
     metadata,

@@ -142,6 +142,7 @@ class LiveTable:
             "turn_limit": self.turn_limit,
             "grace": self.options.grace,
             "memory_aid": self.memory_aid,
+            "hints": bool(self.config.get("hints", False)),
             "private": self.private,
             "invite_only": self.invite_only,
             "spectator_chat": bool(self.config.get("spectator_chat", False)),

@@ -1,0 +1,216 @@
+"""Post-game analysis and hints during play: ``GET /api/tables/{id}/analysis``, ``POST /api/tables/{id}/hint``.
+
+**Analysis.** A finished game is analysed once by
+:func:`forsale.bots.analysis.analyse`, in the bot worker processes (a job
+of :meth:`forsale.server.botrunner.BotRunner.job`: the chart, then each
+human seat's decisions, one job each so that other tables' bots take turns
+with it), never on the event loop; the result is kept with the game
+(``forsale_analyses``), so it is computed once for every later viewer, on
+any node, after any restart. The first request starts it and is answered
+``202 {"status": "pending"}``; the page asks again until it is ready. The
+chart of the seats' chances is public (the game is over); a seat's own
+decisions are shown only to that seat, known by its token or its
+signed-in account.
+
+**Hints.** At a table whose creator allowed them (the ``hints`` setting,
+off by default, like the memory aid), a seat asks what the bot would do
+now: one small evaluation (:data:`forsale.bots.analysis.HINT_BUDGET`) in
+a worker, from that seat's view only, answered as the move and a one-line
+reason. One at a time per seat, and the next not before :data:`HINT_COOLDOWN`
+seconds after the last answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import Connection, insert, select
+
+from ..bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
+from .accounts import check_owner
+from .invites import readable
+from .messages import TokenBody
+from .refused import Refused
+from .rest import accounts_of, body, body_of, errors, seat_held, table_of
+from .storage import Storage, analyses
+
+log = logging.getLogger("forsale.server")
+
+router = APIRouter()
+
+SEED = 0
+"""The analysis seed: with the budget, what makes the server's analysis the one ``forsale analyse`` prints."""
+JOB_DEADLINE = 600.0
+"""Seconds one analysis job (the chart, or one seat's decisions) may run in a worker before it is stopped."""
+HINT_DEADLINE = 30.0
+HINT_COOLDOWN = 3.0
+"""Seconds between two hints for the same seat."""
+
+
+def analysis_budget(request: Request) -> int:
+    """Sampled deals per evaluation on this server (``forsale serve --analysis-budget``)."""
+    return int(getattr(request.app.state, "analysis_budget", DEFAULT_BUDGET))
+
+
+def _running(request: Request) -> dict[str, asyncio.Task[None]]:
+    """The analyses being computed in this process, by table id."""
+    state = request.app.state
+    if not hasattr(state, "analyses_running"):
+        state.analyses_running = {}
+    running: dict[str, asyncio.Task[None]] = state.analyses_running
+    return running
+
+
+# -- storage operations (run on the writer thread) ---------------------------------------
+def op_load(game_id: str) -> Callable[[Connection], dict[str, Any] | None]:
+    def fn(conn: Connection) -> dict[str, Any] | None:
+        row = conn.execute(select(analyses).where(analyses.c.game_id == game_id)).mappings().first()
+        return None if row is None else dict(row)
+
+    return fn
+
+
+def op_save(game_id: str, budget: int, data: dict[str, Any]) -> Callable[[Connection], None]:
+    def fn(conn: Connection) -> None:
+        if conn.execute(select(analyses.c.game_id).where(analyses.c.game_id == game_id)).first() is None:
+            conn.execute(
+                insert(analyses).values(game_id=game_id, budget=budget, seed=SEED, data=data, created_at=time.time())
+            )
+
+    return fn
+
+
+# -- computing ----------------------------------------------------------------------------
+async def _compute(table: Any, budget: int) -> None:
+    """Analyse ``table``'s finished game in the bot workers and store it."""
+    record = table.record()
+    humans = [s.index for s in table.seats if s.kind == "human"]
+    runner = table.lobby.runner
+    started = time.monotonic()
+    data = await runner.job("job:analysis", (record, [], budget, SEED, True), table, JOB_DEADLINE)
+    data["seats"] = humans
+    for seat in humans:
+        part = await runner.job("job:analysis", (record, [seat], budget, SEED, False), table, JOB_DEADLINE)
+        data["decisions"].extend(part["decisions"])
+        data["costliest"].update(part["costliest"])
+    await table.storage.run(op_save(table.id, budget, data))
+    log.info("analysis of table %s: %d seats in %.1f s", table.id, len(humans), time.monotonic() - started)
+
+
+def _start(request: Request, table: Any) -> None:
+    running = _running(request)
+    task = running.get(table.id)
+    if task is not None and not task.done():
+        return
+    if task is not None and not task.cancelled() and task.exception() is not None:
+        log.error("analysis of table %s failed: %s; trying again", table.id, task.exception())
+    task = asyncio.get_running_loop().create_task(_compute(table, analysis_budget(request)))
+    running[table.id] = task
+    task.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved: no "never retrieved"
+
+
+async def _viewer(request: Request, table: Any, token: str | None) -> int | None:
+    """The seat of whoever asks: the one ``token`` holds, else the signed-in account's; ``None``: a spectator."""
+    account = await accounts_of(request).current(request)
+    if token is not None:
+        seat = seat_held(table, token)
+        check_owner(account, table.seats[seat])
+        return seat
+    if account is not None:
+        return next((s.index for s in table.seats if s.account_id == account["id"]), None)
+    return None
+
+
+def shown(data: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """What one viewer sees of a stored analysis: the chart, and the viewer's own decisions if seated."""
+    out = {k: data[k] for k in ("players", "budget", "seed", "complete", "chances")}
+    mine = [d for d in data["decisions"] if d["seat"] == seat]
+    by_move = {d["move"]: d for d in mine}
+    out["seat"] = seat
+    out["decisions"] = mine
+    out["costliest"] = [by_move[m] for m in data["costliest"].get(str(seat), [])]
+    return out
+
+
+@router.get("/api/tables/{table_id}/analysis", responses=errors(403, 404, 409))
+async def analysis(
+    request: Request, table_id: str, token: str | None = None, invite: str | None = None
+) -> JSONResponse:
+    """The chart of each seat's chance of winning over a finished game, and the viewer's costliest decisions.
+
+    ``202 {"status": "pending"}`` while it is computed (ask again); ``409 not_finished`` before the end.
+    """
+    table = await readable(request, table_id, token=token, invite=invite)
+    if not table.state.is_over:
+        raise Refused("not_finished", "the analysis is available once the game is over", 409)
+    seat = await _viewer(request, table, token)
+    stored = await table.storage.run(op_load(table.id))
+    if stored is None:
+        _start(request, table)
+        return JSONResponse({"status": "pending", "retry_after": 1}, status_code=202, headers={"Retry-After": "1"})
+    return JSONResponse(
+        {"status": "ready", "table": table.id, "computed_at": stored["created_at"], **shown(stored["data"], seat)}
+    )
+
+
+# -- hints ----------------------------------------------------------------------------------
+def hints_allowed(table: Any) -> bool:
+    return bool(table.config.get("hints", False))
+
+
+async def set_hints(table: Any, allowed: bool) -> None:
+    """The creator's setting: whether seats may ask for hints (off by default)."""
+    async with table.lock:
+        table.config = {**table.config, "hints": allowed}
+        await table.write(Storage.op_update_game(table.id, config=table.config))
+        table.snapshots.broadcast_info()
+
+
+def _last_hints(request: Request) -> dict[tuple[str, int], float]:
+    state = request.app.state
+    if not hasattr(state, "last_hints"):
+        state.last_hints = {}
+    last: dict[tuple[str, int], float] = state.last_hints
+    return last
+
+
+@router.post(
+    "/api/tables/{table_id}/hint",
+    responses=errors(400, 403, 404, 409, 413, 429),
+    openapi_extra=body(TokenBody, required=True),
+)
+async def hint(request: Request, table_id: str) -> dict[str, Any]:
+    """What the bot would do now for the seat ``token`` holds, and why, in one line (if the table allows hints)."""
+    account = await accounts_of(request).current(request, changing=True)
+    message = await body_of(request, TokenBody)
+    table = await table_of(request, table_id)
+    seat = seat_held(table, message.token)
+    check_owner(account, table.seats[seat])
+    if not hints_allowed(table):
+        raise Refused("hints_off", "hints are not allowed at this table (its creator may allow them)", 403)
+    if table.state.is_over:
+        raise Refused("game_over", "the game is over: see its analysis instead", 409)
+    v = table.snapshots.view_of(seat)
+    if not v.legal_actions():
+        raise Refused("not_your_turn", "there is nothing for you to decide now", 409)
+    last = _last_hints(request)
+    now = time.monotonic()
+    wait = HINT_COOLDOWN - (now - last.get((table.id, seat), -HINT_COOLDOWN))
+    if wait > 0:
+        seconds = max(1, round(wait))
+        raise Refused("rate_limited", f"one hint every {HINT_COOLDOWN:g} s; try again in {seconds} s", 429,
+                      {"Retry-After": str(seconds)})  # fmt: skip
+    last[(table.id, seat)] = now
+    seed = zlib.crc32(f"{table.id}:{table.seq}:{seat}".encode())
+    try:
+        out = await table.lobby.runner.job("job:hint", (v, seed, HINT_BUDGET), table, HINT_DEADLINE)
+    finally:
+        last[(table.id, seat)] = time.monotonic()  # the cooldown runs from the answer
+    return {"hint": out, "seat": seat, "seq": table.seq}
