@@ -28,7 +28,8 @@ from ..actions import PASS, SELLS, Action, Bid, bid
 from ..rules import win_shares
 from ..view import View, sample_state
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
-from .opponents import EXPERT_BIDDER, bidder_posteriors, fit_bidders, sale_confidence, sample_bidders
+from .leaves import Leaf, ModelLeaf
+from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, fit_bidders, sale_confidence, sample_bidders
 from .registry import register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
@@ -194,9 +195,40 @@ class HardAgent(SearchAgent):
     them, and the move is drawn from the bot's own solved strategy.
     """
 
-    def __init__(self, name: str = "hard", sampled_bidders: bool = False, **options: Any) -> None:
+    def __init__(
+        self, name: str = "hard", sampled_bidders: bool = False, leaf: str | Leaf = "valuation", **options: Any
+    ) -> None:
         super().__init__(name, **options)
         self.sampled_bidders = sampled_bidders
+        if leaf not in ("valuation", "model") and not callable(leaf):
+            raise ValueError(f"leaf must be 'valuation', 'model' or a callable, not {leaf!r}")
+        self.leaf = leaf
+        self._leaves: dict[int, Leaf] = {}
+
+    def _leaf(self, players: int) -> Leaf | None:
+        """The auction leaf for this table size (``None``: the v1 valuation inside the rollout)."""
+        if self.leaf == "valuation":
+            return None
+        if callable(self.leaf):
+            return self.leaf
+        if players not in self._leaves:
+            self._leaves[players] = ModelLeaf.shipped(players)
+        return self._leaves[players]
+
+    def _rollout(
+        self,
+        state: Any,
+        me: int,
+        posts: Sequence[dict[str, float]],
+        bidders: Sequence[Bidder],
+        rng: random.Random,
+        plan: tuple[int, int] | None = None,
+    ) -> float:
+        leaf = self._leaf(state.n)
+        if leaf is None or state.phase != "auction" or self.sale_rollouts:
+            return super()._rollout(state, me, posts, bidders, rng, plan)
+        coins, hands = play_auctions(state, bidders, plan)
+        return leaf(state, coins, hands, me)
 
     def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
         if not (self.sampled_bidders and self.model_bidders):
@@ -252,11 +284,12 @@ class EasyAgent:
 @register(
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
-def _hard(sampled_bidders: int = 0, **options: Any) -> HardAgent:
+def _hard(sampled_bidders: int = 0, leaf: str = "valuation", **options: Any) -> HardAgent:
     v1 = build("hard", **options)
     return HardAgent(
         "hard",
         sampled_bidders=bool(sampled_bidders),
+        leaf=leaf,
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),
