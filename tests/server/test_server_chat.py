@@ -20,7 +20,7 @@ from forsale.server import chat as chat_module
 from forsale.server import create_app
 from forsale.server.storage import chat, events, normalize_url
 
-from .social import SAME, code_of, hello, next_of, play_out, two_seat_table
+from .social import code_of, hello, next_of, play_out, two_seat_table
 
 pytestmark = pytest.mark.timeout(180)
 

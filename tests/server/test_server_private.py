@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from forsale.server import create_app
 from forsale.server.storage import normalize_url
 
-from .social import SAME, code_of, hello, next_of, play_out, sign_up, two_seat_table
+from .social import code_of, hello, next_of, play_out, sign_up, two_seat_table
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -137,7 +137,7 @@ def test_an_old_database_gains_the_invitation_column_and_the_chat_table(db_url: 
     engine.dispose()
     for _ in range(2):  # the upgrade runs at every start; the second finds nothing to do
         with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
-            table_id, token0, token1, created = two_seat_table(c, invite_only=True)
+            table_id, token0, _token1, created = two_seat_table(c, invite_only=True)
             with c.websocket_connect(f"/ws/tables/{table_id}") as ws:
                 hello(ws, token0)
                 ws.send_json({"type": "chat", "text": "still here"})
