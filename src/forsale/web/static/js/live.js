@@ -1,10 +1,12 @@
 // A live table: the seat's view from the server, drawn and acted upon.
+import { analysisPanel, hintButton, hintsSwitch } from "./analysis.js";
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
 import { distinctNames, h, k, money } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
+import { refusedText } from "./refused.js";
 import { storyLines } from "./story.js";
 import { notifyButton, turnWatcher } from "./notify.js";
 import { isTutorial, tutorial } from "./tutorial.js";
@@ -164,7 +166,7 @@ export function showTable(ctx, tableId, opts = {}) {
         }
         if (msg.id === m.pendingId || msg.id === null || msg.id === undefined) m.pending = false;
         console.warn(`forsale server: ${msg.code}: ${msg.message}`);
-        ctx.toast(msg.message || t("table.refused"));
+        ctx.toast(refusedText(msg, (s) => names()[s] || t("seat.number", { seat: s + 1 })));
         draw();
         break;
       default:
@@ -490,6 +492,7 @@ export function showTable(ctx, tableId, opts = {}) {
         h("a.btn", { href: `#/replay/${tableId}`, id: "replay-link" }, t("end.replay")),
         h("a.btn", { href: "#/" }, t("end.newGame")),
       ),
+      analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s))),
     );
   }
 
@@ -594,9 +597,12 @@ export function showTable(ctx, tableId, opts = {}) {
       seatsRow(sc),
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
       tips ? tips.tip(sc, v, { me: m.seat, watching: m.watch }) : null,
+      !m.watch && m.token && m.table && m.table.hints && legal().length ? hintButton(tableId, m.token) : null,
       !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, t("table.watching")),
     );
-    const side = h("aside.side", null, memoryPanel(sc), logPanel(sc));
+    const creator = seats.get(tableId)?.creator;
+    const hintsToggle = creator && m.table && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
+    const side = h("aside.side", null, memoryPanel(sc), hintsToggle, logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side));
     const newLog = root.querySelector(".log");
     if (newLog) newLog.scrollTop = logAtBottom ? newLog.scrollHeight : logScroll;

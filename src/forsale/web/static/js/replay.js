@@ -4,7 +4,8 @@
 // (`GET /api/tables/{id}/replay`); a record file opened from disk is folded
 // here from its deal and moves (ledger.js). Everything is public once a game
 // is over, so every seat's coins and hand are shown.
-import { api } from "./api.js";
+import { analysisPanel } from "./analysis.js";
+import { api, seats } from "./api.js";
 import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
 import { distinctNames, h } from "./format.js";
 import { t } from "./i18n.js";
@@ -129,7 +130,8 @@ export function showReplay(ctx, id) {
       let extra = null;
       if (st.phase === "over") {
         const win = winners(sc.scores, sc.coins);
-        extra = h("div.end", null, h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, names)), resultsTable(sc, win));
+        const analysis = id && id !== "file" ? analysisPanel(id, seats.get(id)?.token || null, names) : null;
+        extra = h("div.end", null, h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, names)), resultsTable(sc, win), analysis);
       }
       stage.replaceChildren(seatsRow(sc), felt(sc, extra));
       let here = 0;

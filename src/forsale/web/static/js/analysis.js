@@ -1,0 +1,215 @@
+// Post-game analysis (GET /api/tables/{id}/analysis) and hints during play (POST /api/tables/{id}/hint).
+//
+// The server computes the analysis once, in its bot workers, with forsale.bots.analysis; until it
+// is ready it answers 202 "pending" and this panel asks again. The chart of each seat's chance of
+// winning is public; the costliest decisions are the viewing seat's own (its token). The chart is
+// an SVG with a title and a description, a dash pattern and a marker shape per seat (colour is
+// never the only carrier), and the same numbers as a table for screen readers and keyboards.
+import { h, k } from "./format.js";
+import { t } from "./i18n.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+const DASHES = ["", "8 4", "2 3", "10 3 2 3", "5 5", "1 6"];
+const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "star"];
+const COLOURS = ["#1f6fb2", "#b2461f", "#2e7d32", "#7b3fa0", "#8a6d00", "#00838f"];
+const POLL_MS = 1000;
+
+function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs || {})) if (value !== null && value !== undefined) el.setAttribute(key, value);
+  for (const child of children) if (child) el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return el;
+}
+
+function percent(chance) {
+  return t("analysis.percent", { n: Math.round(chance * 100) });
+}
+
+/** An action of the analysis (`{"pass": true}`, `{"bid": 4}`, `{"sell": 17}`) in the page's words. */
+export function actionText(action) {
+  if (action.bid !== undefined) return t("analysis.action.bid", { amount: k(action.bid) });
+  if (action.sell !== undefined) return t("analysis.action.sell", { house: action.sell });
+  return t("analysis.action.pass");
+}
+
+function marker(kind, x, y, colour) {
+  const r = 4;
+  const common = { fill: colour, stroke: colour, "aria-hidden": "true" };
+  if (kind === "circle") return s("circle", { cx: x, cy: y, r, ...common });
+  if (kind === "square") return s("rect", { x: x - r, y: y - r, width: 2 * r, height: 2 * r, ...common });
+  if (kind === "triangle") return s("polygon", { points: `${x},${y - r - 1} ${x - r - 1},${y + r} ${x + r + 1},${y + r}`, ...common });
+  if (kind === "diamond") return s("polygon", { points: `${x},${y - r - 1} ${x + r + 1},${y} ${x},${y + r + 1} ${x - r - 1},${y}`, ...common });
+  if (kind === "cross") return s("path", { d: `M${x - r},${y - r}L${x + r},${y + r}M${x - r},${y + r}L${x + r},${y - r}`, "stroke-width": 2, ...common, fill: "none" });
+  return s("polygon", { points: [0, 1, 2, 3, 4].map((i) => { const a = -Math.PI / 2 + (i * 4 * Math.PI) / 5; return `${x + r * 1.3 * Math.cos(a)},${y + r * 1.3 * Math.sin(a)}`; }).join(" "), ...common });
+}
+
+/** The chart of every seat's chance of winning after each move, with its legend and its table. */
+export function chanceChart(chances, names) {
+  const W = 640, H = 260, L = 44, R = 12, T = 12, B = 30;
+  const steps = Math.max(1, chances.length - 1);
+  const x = (i) => L + ((W - L - R) * i) / steps;
+  const y = (c) => T + (H - T - B) * (1 - c);
+  const every = Math.max(1, Math.round(steps / 12));
+  const titleId = "chance-chart-title", descId = "chance-chart-desc";
+  const final = chances[chances.length - 1] || [];
+  const svg = s(
+    "svg",
+    { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-labelledby": `${titleId} ${descId}`, id: "chance-chart", class: "chance-chart" },
+    s("title", { id: titleId }, t("analysis.chartTitle")),
+    s("desc", { id: descId }, t("analysis.chartDesc", { moves: steps, end: names.map((n, seat) => `${n} ${percent(final[seat] || 0)}`).join(", ") })),
+  );
+  for (const c of [0, 0.25, 0.5, 0.75, 1]) {
+    svg.append(s("line", { x1: L, x2: W - R, y1: y(c), y2: y(c), class: "grid", stroke: "currentColor", "stroke-opacity": c === 0 ? 0.6 : 0.15 }));
+    svg.append(s("text", { x: L - 6, y: y(c) + 4, "text-anchor": "end", "font-size": 11, fill: "currentColor" }, percent(c)));
+  }
+  svg.append(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, t("analysis.axisMoves")));
+  names.forEach((_, seat) => {
+    const colour = COLOURS[seat % COLOURS.length];
+    const points = chances.map((p, i) => `${x(i).toFixed(1)},${y(p[seat]).toFixed(1)}`).join(" ");
+    const g = s("g", { class: "seat-line", "data-seat": seat });
+    g.append(s("polyline", { points, fill: "none", stroke: colour, "stroke-width": 2, "stroke-dasharray": DASHES[seat % DASHES.length] || null }));
+    chances.forEach((p, i) => {
+      if (i % every === 0 || i === steps) g.append(marker(MARKERS[seat % MARKERS.length], x(i), y(p[seat]), colour));
+    });
+    svg.append(g);
+  });
+  const legend = h(
+    "ul.chart-legend",
+    { "aria-label": t("analysis.legend") },
+    names.map((name, seat) => {
+      const colour = COLOURS[seat % COLOURS.length];
+      const sample = s("svg", { width: 36, height: 12, viewBox: "0 0 36 12", "aria-hidden": "true" },
+        s("line", { x1: 0, x2: 36, y1: 6, y2: 6, stroke: colour, "stroke-width": 2, "stroke-dasharray": DASHES[seat % DASHES.length] || null }),
+        marker(MARKERS[seat % MARKERS.length], 18, 6, colour));
+      return h("li", null, sample, " ", name);
+    }),
+  );
+  const table = h(
+    "table.chance-table",
+    { id: "chance-table" },
+    h("caption", null, t("analysis.tableCaption")),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("analysis.move")), names.map((n) => h("th", { scope: "col" }, n)))),
+    h("tbody", null, chances.map((p, i) => h("tr", { dataset: { step: i } }, h("th", { scope: "row" }, i === 0 ? t("analysis.deal") : String(i)), p.map((c) => h("td", { dataset: { chance: String(c) } }, percent(c)))))),
+  );
+  return h("div.chart-block", null, svg, legend, h("details.chart-data", null, h("summary", null, t("analysis.showTable")), table));
+}
+
+function roundName(d) {
+  return t(d.phase === "auction" ? "analysis.roundAuction" : "analysis.roundSale", { round: d.round + 1 });
+}
+
+/** The viewing seat's costliest decisions, each with the better move and what it would have changed. */
+export function mistakesList(costliest) {
+  if (!costliest.length) return h("p.empty", { id: "mistakes-none" }, t("analysis.noMistakes"));
+  return h(
+    "ol.mistakes",
+    { id: "mistakes" },
+    costliest.map((d) =>
+      h(
+        "li",
+        { dataset: { move: d.move, loss: String(d.loss) } },
+        t("analysis.mistake", {
+          when: roundName(d),
+          played: actionText(d.chosen),
+          chance: percent(d.chosen_chance),
+          better: actionText(d.best),
+          betterChance: percent(d.best_chance),
+          gain: Math.round(d.loss * 100),
+        }),
+      ),
+    ),
+  );
+}
+
+/**
+ * The analysis panel of a finished game: asks the server (again while it is pending) and draws the
+ * chart and, for a seated viewer (`token`), the costliest decisions. `names`: the seats' names.
+ */
+let lastPanel = null; // the end screen redraws: one panel per table and viewer, fetched once
+
+export function analysisPanel(tableId, token, names) {
+  if (lastPanel && lastPanel.tableId === tableId && lastPanel.token === token) return lastPanel.el;
+  const status = h("p.analysis-status", { id: "analysis-status", role: "status" }, t("analysis.pending"));
+  const panel = h("section.analysis.panel", { id: "analysis", "aria-labelledby": "analysis-title" }, h("h3", { id: "analysis-title" }, t("analysis.title")), status);
+  const query = token ? `?token=${encodeURIComponent(token)}` : "";
+  let tries = 0;
+  async function ask() {
+    if (tries > 0 && !panel.isConnected) return; // the page moved on
+    tries += 1;
+    let response;
+    try {
+      response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/analysis${query}`);
+    } catch {
+      setTimeout(ask, POLL_MS * 2);
+      return;
+    }
+    if (response.status === 202) {
+      setTimeout(ask, POLL_MS);
+      return;
+    }
+    const data = await response.json().catch(() => null);
+    if (!response.ok || !data) {
+      status.textContent = t("analysis.failed", { reason: (data && data.error && data.error.message) || response.status });
+      return;
+    }
+    status.textContent = t("analysis.ready", { budget: data.budget });
+    panel.dataset.ready = "true";
+    panel.append(chanceChart(data.chances, names));
+    if (data.seat !== null && data.seat !== undefined) {
+      panel.append(h("h4", null, t("analysis.yourMistakes")), mistakesList(data.costliest));
+    }
+  }
+  ask();
+  lastPanel = { tableId, token, el: panel };
+  return panel;
+}
+
+/** The creator's switch that allows or forbids hints at the table (POST /api/tables/{id}/settings). */
+export function hintsSwitch(tableId, creatorToken, allowed, changed) {
+  const box = h("input", { type: "checkbox", id: "hints-allowed", checked: allowed });
+  box.addEventListener("change", async () => {
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/settings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ creator_token: creatorToken, hints: box.checked }),
+    });
+    if (response.ok) changed((await response.json()).table);
+    else box.checked = !box.checked;
+  });
+  return h("section.panel.hints-setting", null, h("label.toggle", { for: "hints-allowed" }, box, t("settings.hints")));
+}
+
+let lastHint = null; // the table redraws often: one button per table and seat, its answer kept
+
+/** The Hint button of a seat with a decision to make, at a table that allows hints. */
+export function hintButton(tableId, token) {
+  if (lastHint && lastHint.tableId === tableId && lastHint.token === token) return lastHint.el;
+  const out = h("span.hint-line", { id: "hint-line", role: "status" });
+  const button = h("button.btn.quiet", { type: "button", id: "hint", title: t("hint.title") }, t("hint.button"));
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    out.textContent = t("hint.thinking");
+    try {
+      const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/hint`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token }),
+      });
+      const data = await response.json().catch(() => null);
+      if (!response.ok) {
+        out.textContent = (data && data.error && data.error.message) || String(response.status);
+      } else {
+        const hint = data.hint;
+        out.dataset.action = JSON.stringify(hint.action);
+        out.textContent = hint.alternative
+          ? t("hint.line", { action: actionText(hint.action), chance: percent(hint.chance), other: actionText(hint.alternative), otherChance: percent(hint.alternative_chance) })
+          : t("hint.only", { action: actionText(hint.action) });
+      }
+    } finally {
+      button.disabled = false;
+    }
+  });
+  const el = h("span.hint", null, button, " ", out);
+  lastHint = { tableId, token, el };
+  return el;
+}

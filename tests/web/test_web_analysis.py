@@ -1,0 +1,78 @@
+"""The post-game analysis in the browser: the chart and the mistakes are forsale.bots.analysis's, on the end
+screen and in the replay viewer."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from forsale.bots.analysis import analyse
+
+BUDGET = 3
+
+
+@pytest.fixture
+def server(serve_process, tmp_path):
+    s = serve_process(f"sqlite:///{tmp_path / 'analysis.sqlite3'}", tmp_path, "--analysis-budget", str(BUDGET)).start()
+    yield s
+    s.stop()
+
+
+CHART = """() => [...document.querySelectorAll('#chance-table tbody tr')].map(
+  tr => [...tr.querySelectorAll('td')].map(td => Number(td.dataset.chance)))"""
+MISTAKES = "() => [...document.querySelectorAll('#mistakes li')].map(li => Number(li.dataset.move))"
+
+
+def check_panel(page, expected, players: int) -> None:
+    page.wait_for_selector("#analysis[data-ready=true]")
+    assert page.evaluate(CHART) == [list(p) for p in expected.chances]
+    assert page.evaluate(MISTAKES) == [d.move for d in expected.costliest(0, 5)]
+    svg = page.locator("#chance-chart")
+    assert svg.get_attribute("role") == "img"
+    assert page.locator("#chance-chart title").text_content() and page.locator("#chance-chart desc").text_content()
+    dashes = page.evaluate(
+        "() => [...document.querySelectorAll('#chance-chart .seat-line polyline')].map(p => p.getAttribute('stroke-dasharray'))"
+    )
+    shapes = page.evaluate(
+        "() => [...document.querySelectorAll('#chance-chart .seat-line')].map(g => g.children[1].tagName)"
+    )
+    assert len(dashes) == players and len(set(dashes)) == players  # a line style per seat, not colour alone
+    assert len(set(shapes)) == players  # and a marker shape per seat
+
+
+def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new_page, player, shoot):
+    page = new_page()
+    page.goto(server.base + "/")
+    page.fill("#solo-name", "Ann")
+    page.select_option("#solo-players", "3")
+    page.select_option("#solo-bot", "random")
+    page.click("#play-solo")
+    page.wait_for_selector(".game[data-phase=auction]")
+    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    player(page).play_to_end()
+    page.wait_for_selector("#end")
+
+    record = httpx.get(f"{server.base}/api/tables/{table_id}/record").json()
+    expected = analyse(record, seat=0, budget=BUDGET, seed=0)
+    check_panel(page, expected, 3)
+    first = expected.costliest(0, 5)
+    if first:  # the words name the better move and the gain
+        text = page.locator("#mistakes li").first.inner_text()
+        assert f"+{round(first[0].loss * 100)} points" in text
+    else:
+        assert page.locator("#mistakes-none").is_visible()
+    shoot(page, "analysis-end")
+
+    page.goto(f"{server.base}/#/replay/{table_id}")
+    page.wait_for_selector("#replay-stage")
+    check_panel(page, expected, 3)
+    shoot(page, "analysis-replay")
+
+    spectator = new_page()
+    spectator.goto(f"{server.base}/#/replay/{table_id}")
+    spectator.wait_for_selector("#analysis[data-ready=true]")
+    assert spectator.evaluate(CHART) == [list(p) for p in expected.chances]
+    assert spectator.locator("#mistakes, #mistakes-none").count() == 0  # a spectator's view: the chart only
+    assert json.loads(json.dumps(expected.to_json()))["chances"] == spectator.evaluate(CHART)
