@@ -66,8 +66,16 @@ SALE = {"phase": "sale", "seat": 2, "turn": None, "coins": 5, "high": 0, "commit
     ],
 )
 def test_each_refusal_in_both_wordings(facts, action, code, referee, seat):
-    assert refusal(**facts, action=action) == (code, referee)
-    assert refusal(**facts, action=action, you=True) == (code, seat)
+    assert refusal(**facts, action=action) == (code, referee, None)
+    mine = refusal(**facts, action=action, you=True)
+    assert mine is not None and mine[:2] == (code, seat)
+    # The seat's own refusal says which explanation it is and the facts it names, as data for translations.
+    assert mine.params is not None and mine.params["why"]
+    for fact in ("coins", "high"):
+        if fact in mine.params:
+            assert mine.params[fact] == facts[fact]
+    if "held" in mine.params:
+        assert mine.params["held"] == sorted(facts["hand"])
 
 
 @pytest.mark.parametrize(("facts", "action"), [(AUCTION, PASS), (AUCTION, Bid(4)), (AUCTION, Bid(7)), (SALE, Sell(20))])

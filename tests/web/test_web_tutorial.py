@@ -114,9 +114,7 @@ def play_the_tutorial(page: Page, code: str, on_tip: Callable[[str], None] = lam
             facts = page.evaluate(_FACTS)
             assert happened(tip, facts, text), f"{tip} opened before its moment: {facts} {text!r}"
             expect(page.locator("#tip-ok"), f"{tip} has the focus").to_be_focused()
-            page.wait_for_function(
-                "t => window.__said.some(s => s.includes(t))", arg=words[f"tutorial.{tip}.title"]
-            )
+            page.wait_for_function("t => window.__said.some(s => s.includes(t))", arg=words[f"tutorial.{tip}.title"])
             expect(page.locator("#tutorial-tip .tip-step")).to_have_text(
                 words["tutorial.step"].replace("{step}", str(TIPS.index(tip) + 1)).replace("{steps}", "8")
             )

@@ -9,12 +9,27 @@ lives apart from all of them.
 
 from __future__ import annotations
 
+from ..refusals import Params
+
 
 class Refused(Exception):
-    """A request the server turns down; ``code`` is machine-readable, the message is for people."""
+    """A request the server turns down; ``code`` is machine-readable, the message is for people.
 
-    def __init__(self, code: str, message: str, status: int = 400, headers: dict[str, str] | None = None) -> None:
+    ``params`` (optional) are the refusal's facts as data, for a client that speaks its
+    player's language: ``why`` (which explanation of the code) and the numbers the
+    message names (:data:`forsale.refusals.Params`). A WebSocket ``error`` carries them.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        headers: dict[str, str] | None = None,
+        params: Params | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.status = status
         self.headers = headers  # e.g. Retry-After with a 429
+        self.params = params

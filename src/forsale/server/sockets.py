@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..refusals import Params
 from . import rematch
 from .accounts import check_owner
 from .badinput import BadInputLog
@@ -71,8 +72,10 @@ class RateLimit:
         return False
 
 
-def error(code: str, message: str, msg_id: Any = None) -> dict[str, Any]:
-    return {"type": "error", "code": code, "message": message, "id": msg_id}
+def error(code: str, message: str, msg_id: Any = None, params: Params | None = None) -> dict[str, Any]:
+    """An ``error`` message; ``params`` (a refused move's facts, see :class:`Refused`) only when there are any."""
+    out = {"type": "error", "code": code, "message": message, "id": msg_id}
+    return out | {"params": params} if params else out
 
 
 class TableSockets:
@@ -218,7 +221,7 @@ class TableSockets:
         try:
             await table.act(conn.seat, to_action(msg.action), "player", conn, msg.id)
         except Refused as refused:
-            conn.send(error(refused.code, str(refused), msg.id))
+            conn.send(error(refused.code, str(refused), msg.id, refused.params))
 
     async def hello(self, conn: Conn, table: LiveTable, msg: Hello) -> None:
         """Seat the connection (a token; or the session's account's seat), or let it watch if it may."""

@@ -275,7 +275,7 @@ class LiveTable:
             if self.state.why_illegal(index, action) is not None:
                 reason = self.snapshots.view_of(index).why_illegal(action)  # worded from what this seat may know
                 assert reason is not None  # a view's rules are the state's (tests/engine/test_legality.py)
-                raise Refused(reason.code, reason.message)
+                raise Refused(reason.code, reason.message, params=reason.params)
             state = self.state
             seq = self.seq + 1
             ack = None

@@ -1,5 +1,6 @@
 // Talking to the server: the lobby's REST calls and the table's WebSocket.
 // Every path and message shape of docs/protocol.md that the page uses is here.
+import { refusedText } from "./refused.js";
 
 async function call(method, path, body) {
   const response = await fetch(path, {
@@ -15,7 +16,10 @@ async function call(method, path, body) {
   }
   if (!response.ok) {
     const message = (data && (data.detail?.message || data.message || data.detail || data.error?.message || data.error)) || `${response.status} ${response.statusText}`;
-    const error = new Error(typeof message === "string" ? message : JSON.stringify(message));
+    const english = typeof message === "string" ? message : JSON.stringify(message);
+    // Said in the page's language (refused.js); the server's own words stay at hand for forms that read them.
+    const error = new Error(data && data.error && data.error.code ? refusedText({ ...data.error, message: english }) : english);
+    error.serverMessage = english;
     error.code = data && data.error ? data.error.code : null; // e.g. "bad_rules": the form shows it by the knobs
     throw error;
   }

@@ -62,7 +62,7 @@ function rulesName(rules) {
 
 /** Whether the server refused a request for its rules: the engine's reason, or the knobs' limits. */
 function refusesRules(error) {
-  return error.code === "bad_rules" || (error.code === "bad_request" && error.message.startsWith("rules"));
+  return error.code === "bad_rules" || (error.code === "bad_request" && (error.serverMessage || "").startsWith("rules"));
 }
 
 /** Where a share link for `seat` of table `id` points. */
