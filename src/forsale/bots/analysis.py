@@ -39,7 +39,6 @@ from typing import Any
 from ..actions import PASS, SELLS, Action, action_to_json, bid
 from ..errors import RecordError
 from ..record import from_record, to_record
-from ..state import AUCTION, SALE, State, play_moves
 from ..view import View, sample_state, spectator_view, view
 
 DEFAULT_BUDGET = 64
@@ -143,12 +142,12 @@ class Analysis:
 # Adapter over forsale.bots.search: until it offers action_values / win_chances,
 # the play-outs below give the same kind of number (a chance of winning).
 
-def _share(state: State, seat: int) -> float:
+def _share(state: Any, seat: int) -> float:
     winners = state.winners()
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
-def _house_values(state: State) -> dict[int, int]:
+def _house_values(state: Any) -> dict[int, int]:
     """What each house of the (sampled) deal sells for if houses and cheques meet by rank over the game.
 
     The play-out knows the sampled deal, so this is the cheque at the same
@@ -171,7 +170,7 @@ def _sale_rule(hand: list[int], top: int, rest: list[int], rng: random.Random) -
     return ordered[min(len(ordered) - 1, round(quantile * (len(ordered) - 1)))]
 
 
-def _play_out(state: State, rng: random.Random) -> State:
+def _play_out(state: Any, rng: random.Random) -> Any:
     """Finish ``state`` in place by a fast rule every seat follows, with some noise.
 
     Auctions: raise by one while the raise stays below the gap between what
@@ -184,7 +183,7 @@ def _play_out(state: State, rng: random.Random) -> State:
     """
     values = _house_values(state)
     limits = [1.0 + NOISE * (2 * rng.random() - 1) for _ in range(state.n)]
-    while state.phase == AUCTION:
+    while state.phase == "auction":
         seat = state.turn
         table = state.table
         lowest = table[len(table) - state.n_active]  # the houses below it are taken
@@ -195,7 +194,7 @@ def _play_out(state: State, rng: random.Random) -> State:
             state.push(seat, PASS)
     n = state.n
     cheques = state.deal.cheques
-    while state.phase == SALE:
+    while state.phase == "sale":
         top = state.table[-1]
         rest = sorted(cheques[state.round * n :])
         if state.n_commits:  # a round under way: the seats yet to choose choose
@@ -248,7 +247,7 @@ def _rng(seed: int, *where: object) -> random.Random:
     return random.Random(":".join(str(x) for x in (seed, *where)))
 
 
-def _decisions_of(state: State, move: tuple[Any, Any], seats: Sequence[int]) -> list[tuple[int, Action]]:
+def _decisions_of(state: Any, move: tuple[Any, Any], seats: Sequence[int]) -> list[tuple[int, Action]]:
     """The decisions of ``seats`` in ``move`` (as :attr:`State.moves` holds it) that were real choices."""
     seat, action = move
     if seat is None:  # a sale round: one house per seat
@@ -256,8 +255,17 @@ def _decisions_of(state: State, move: tuple[Any, Any], seats: Sequence[int]) -> 
     return [(seat, action)] if seat in seats and state.can_raise(seat) else []
 
 
+def _push(state: Any, move: tuple[Any, Any]) -> None:
+    """Apply one move as :attr:`forsale.state.State.moves` holds it (a sale round: ``(None, houses)``)."""
+    seat, action = move
+    if seat is None:
+        state.push_sale(list(action))
+    else:
+        state.push(seat, action)
+
+
 def _as_record(game: Any) -> dict[str, Any]:
-    if isinstance(game, State):
+    if not isinstance(game, dict) and hasattr(game, "deal") and hasattr(game, "moves"):  # a State
         return to_record(game)
     if not isinstance(game, dict):
         raise RecordError("a record must be a JSON object")
@@ -265,7 +273,7 @@ def _as_record(game: Any) -> dict[str, Any]:
 
 
 def analyse(
-    game: dict[str, Any] | State,
+    game: Any,
     seat: int | Sequence[int] | None = None,
     budget: int = DEFAULT_BUDGET,
     seed: int = 0,
@@ -292,12 +300,12 @@ def analyse(
         if type(s) is not int or not 0 <= s < n:
             raise ValueError(f"seat must be from 0 to {n - 1}, not {s!r}")
     moves = final.moves
-    state = State(final.rules, final.deal)
+    state = from_record({**record, "moves": []})  # the deal, refereed
     work: list[tuple[int, list[tuple[int, Action]]]] = []
     replay = state.clone()
     for index, move in enumerate(moves):
         work.append((index, _decisions_of(replay, move, seats)))
-        play_moves(replay, [move])
+        _push(replay, move)
     total = (len(moves) + 1 if chart else 0) + sum(len(d) for _, d in work)
     done = 0
 
@@ -322,7 +330,7 @@ def analyse(
             values = action_chances(view(state, s), _rng(seed, "move", index, s), budget)
             decisions.append(Decision(index, s, state.phase, state.round, tuple(values), action))
             tick()
-        play_moves(state, [move])
+        _push(state, move)
         point(index + 1)
     return Analysis(
         players=tuple(record["players"]),
