@@ -45,6 +45,8 @@ from forsale.training.policies import Population, sorted_hands
 from forsale.view import View
 
 AUCTION_TEMPERATURE = 3.0
+STAGES = ("auction", "sale start", "sale later", "all")
+"""Rows are reported by stage: "sale start" (no house sold yet) is where the search's auction leaf is valued."""
 
 
 def hand_set_shares(
@@ -78,7 +80,7 @@ def report(rows: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> dict[s
     model = np.stack([r[1] for r in rows])
     hand = np.stack([r[2] for r in rows])
     y = np.stack([r[3] for r in rows])
-    for phase in ("auction", "sale", "all"):
+    for phase in STAGES:
         sel = np.ones(len(rows), bool) if phase == "all" else phases == phase
         if sel.any():
             n = y.shape[1]
@@ -113,7 +115,8 @@ def population_positions(players: int, games: int, seed: int) -> list[tuple[str,
                 held = [[h for h in row if h < 99] for row in hands[j].tolist()]
                 hand = hand_set_shares(core.coins[g].tolist(), core.won_total[g].tolist(), held, rules.rounds, phase)
                 rel = [(s + i) % players for i in range(players)]
-                kept.append((g, s, phase, shares[j], [hand[r] for r in rel]))
+                stage = "auction" if phase != SALE else "sale start" if core.round[g] == 0 else "sale later"
+                kept.append((g, s, stage, shares[j], [hand[r] for r in rel]))
         auction = np.flatnonzero(core.phase == step.AUCTION)
         sale = np.flatnonzero(core.phase == step.SALE)
         if auction.size:
@@ -143,7 +146,8 @@ def expert_positions(players: int, games: int, seed: int) -> list[tuple[str, np.
                 seat = pick.randrange(players)
                 v = view(state, seat)
                 hand = hand_set_shares(v.coins, [sum(c) for c in v.cheques_won], v.hands, rules.rounds, v.phase)
-                kept.append((seat, v.phase, model.predict(features(v)), hand))
+                stage = "auction" if v.phase != SALE else "sale start" if v.round == 0 else "sale later"
+                kept.append((seat, stage, model.predict(features(v)), hand))
             for seat in acting:
                 state.push(seat, agents[seat].act(view(state, seat), rngs[seat], None))
         final = win_shares(state.scores(), state.coins)

@@ -31,11 +31,14 @@ numbers rotated; no seat's unrevealed sale is read. The layout
 - per seat, in relative order: coins / S, its bid this round / S if it is
   still bidding (a passed seat's bid is spent), still bidding, to act,
   cheques won (sum) / 50, houses held / R, then its houses descending, / 30,
-  in ``R`` slots (0-padded).
+  in ``R`` slots (0-padded), then for each of them the share of the other
+  seats' houses that are below it (what the house beats in a sale; 0 when
+  the others hold none), in ``R`` slots.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -51,6 +54,9 @@ from ..view import View
 SHIPPED_PLAYERS = (3, 4, 5, 6)
 """The player counts a model ships for."""
 
+BLOCK = 32
+"""Rows per matrix product in :meth:`ValueModel.logits` (below OpenBLAS's threading threshold)."""
+
 CHEQUE_SCALE = 50.0
 """Cheques won are divided by this (a typical winning total is 40-70)."""
 
@@ -59,7 +65,7 @@ def feature_size(players: int, rounds: int | None = None) -> int:
     """The length of :func:`position_features`' vector at ``players`` (official rounds if not given)."""
     if rounds is None:
         rounds = Ruleset.default(players).rounds
-    return 5 + 2 * players + 30 + 16 + players * (6 + rounds)
+    return 5 + 2 * players + 30 + 16 + players * (6 + 2 * rounds)
 
 
 def position_features(
@@ -112,7 +118,8 @@ def position_features(
     for c in unseen_cheques:
         out[at + c] += 0.5
     at += 16
-    width = 6 + rounds
+    width = 6 + 2 * rounds
+    held = sorted(h for hand in hands for h in hand)
     for j in range(n):
         s = (seat + j) % n
         base = at + j * width
@@ -124,8 +131,12 @@ def position_features(
         out[base + 4] = cheques[s] / CHEQUE_SCALE
         hand = sorted(hands[s], reverse=True)
         out[base + 5] = len(hand) / rounds
+        others = len(held) - len(hand)
         for i, h in enumerate(hand):
             out[base + 6 + i] = h / 30.0
+            if others:
+                # The other seats' houses below h: all held houses below h, less this seat's own.
+                out[base + 6 + rounds + i] = (bisect_left(held, h) - (len(hand) - 1 - i)) / others
     return out
 
 
@@ -186,8 +197,20 @@ class ValueModel:
         return (rules.players, rules.rounds) == (self.players, self.rounds)
 
     def logits(self, rows: np.ndarray) -> np.ndarray:
-        """``(m, n)`` logits for ``(m, features)`` rows (float32)."""
+        """``(m, n)`` logits for ``(m, features)`` rows (float32).
+
+        Rows go through in blocks of :data:`BLOCK`: OpenBLAS splits larger
+        products over threads, which on a busy machine (or beside other
+        bots' processes) made a 1000-row batch 15 times slower than one
+        thread (measured); blocks this small stay on the calling thread.
+        """
         x = np.asarray(rows, dtype=np.float32)
+        out = np.empty((x.shape[0], self.players), dtype=np.float32)
+        for start in range(0, x.shape[0], BLOCK):
+            out[start : start + BLOCK] = self._forward(x[start : start + BLOCK])
+        return out
+
+    def _forward(self, x: np.ndarray) -> np.ndarray:
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b

@@ -59,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     v.add_argument("--players", type=player_counts, default=[3, 4, 5, 6], help="3-6 (default), 4, or 3,5")
     v.add_argument("--seed", type=int, default=None, help="seed of games and weights (default: a fresh one, printed)")
-    v.add_argument("--games", type=positive_int, default=600_000, help="games per player count (default 600000)")
-    v.add_argument("--epochs", type=positive_int, default=10, help="passes over the positions (default 10)")
+    v.add_argument("--games", type=positive_int, default=200_000, help="games per player count (default 200000)")
+    v.add_argument("--epochs", type=positive_int, default=6, help="passes over the positions (default 6)")
     v.add_argument("--out", type=Path, default=Path("."), metavar="DIR", help="where value-<n>p.npz go (default .)")
     v.add_argument("--plot", type=Path, default=None, metavar="FILE", help="learning curves and calibration (.png)")
     v.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the figures as JSON to FILE")
@@ -137,5 +137,6 @@ def run(args: argparse.Namespace) -> int:
     if args.plot:
         value.plot(fits, str(args.plot))
     if args.json:
-        write_json(args.json, {"seed": args.seed, "epochs": args.epochs, "fits": [f.summary() for f in fits]})
+        fitted = [{**f.summary(), "history": f.history, "calibration": f.calibration} for f in fits]
+        write_json(args.json, {"seed": args.seed, "epochs": args.epochs, "fits": fitted})
     return 0

@@ -67,7 +67,7 @@ def games_features(games: Games, idx: np.ndarray, seat: np.ndarray) -> np.ndarra
     at += 16
     rel = (seat[:, None] + np.arange(n)) % n  # (m, n): the seats in relative order, me first
     rows = idx[:, None]
-    width = 6 + rounds
+    width = 6 + 2 * rounds
     block = out[:, at:].reshape(m, n, width)
     still_in = ((games.active[idx][:, None] >> rel) & 1).astype(bool) & auction[:, None]
     block[:, :, 0] = games.coins[rows, rel] / scale
@@ -76,8 +76,19 @@ def games_features(games: Games, idx: np.ndarray, seat: np.ndarray) -> np.ndarra
     block[:, :, 3] = (rel == games.turn[idx][:, None]) & auction[:, None]
     block[:, :, 4] = games.won_total[rows, rel] / CHEQUE_SCALE
     hands = sorted_hands(games.hands[rows, rel])
-    block[:, :, 5] = (hands < 99).sum(axis=2) / rounds
-    block[:, :, 6:] = _descending(hands, rounds) / 30.0
+    count = (hands < 99).sum(axis=2)
+    block[:, :, 5] = count / rounds
+    desc = _descending(hands, rounds)
+    block[:, :, 6 : 6 + rounds] = desc / 30.0
+    # The other seats' houses below each house: every held house below it, less the seat's own below it.
+    every = np.bitwise_or.reduce(games.hands[idx], axis=1)
+    below = np.cumsum((every[:, None] >> np.arange(30, dtype=np.uint32)) & np.uint32(1), axis=1)  # held <= v + 1
+    below = np.concatenate([np.zeros((m, 1), below.dtype), below], axis=1)  # below[:, h - 1]: held houses < h
+    all_below = np.take_along_axis(below, np.maximum(desc - 1, 0).reshape(m, n * rounds), axis=1).reshape(m, n, rounds)
+    own_below = count[:, :, None] - 1 - np.arange(rounds)
+    others = count.sum(axis=1, keepdims=True) - count  # (m, n)
+    share = (all_below - own_below) / np.maximum(others, 1)[:, :, None]
+    block[:, :, 6 + rounds :] = np.where((desc > 0) & (others[:, :, None] > 0), share, 0.0)
     return out
 
 
