@@ -182,6 +182,8 @@ class ClusterLobby(Lobby):
         epoch = await self.storage.run(create)
         assert epoch is not None  # a new id has no lease yet
         self.held[game.id] = epoch
+        if not game.config.get("private"):
+            self._dirty.add(game.id)  # published once it is live (see _flush)
 
     def changed(self, table: LiveTable) -> None:
         if not table.private and table.id in self.held:
@@ -195,7 +197,8 @@ class ClusterLobby(Lobby):
         super().finished(table)
         epoch = self.held.pop(table.id, None)
         if epoch is not None:
-            self._gone.add(table.id)
+            if not table.private:
+                self._gone.add(table.id)
             self._chore(self._db(lambda conn: leases.drop(conn, table.id, self.owner, epoch)))
 
     def listing(self) -> list[dict[str, Any]]:
@@ -286,6 +289,8 @@ class ClusterLobby(Lobby):
             del self.tables[table.id]
         epoch = self.held.pop(table.id, None)
         self._dirty.discard(table.id)
+        if not table.private:
+            self._gone.add(table.id)
         if release and epoch is not None:
             await self._db(lambda conn: leases.release(conn, table.id, self.owner, epoch))
             await self._notify({"t": "released", "id": table.id, "node": self.node})
@@ -425,9 +430,7 @@ class ClusterLobby(Lobby):
         dirty, self._dirty = self._dirty, set()
         for table_id in dirty:
             table = self.tables.get(table_id)
-            if table is None or table_id not in self.held or table.private:
-                notices.append({"t": "gone", "id": table_id, "node": self.node})
-            elif table.status != "over":
+            if table is not None and table_id in self.held and not table.private and table.status != "over":
                 notices.append({"t": "info", "id": table_id, "node": self.node, "info": table.info()})
         await self._notify(*notices)
 

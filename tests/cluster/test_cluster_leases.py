@@ -1,0 +1,127 @@
+"""Leases and fencing on a real PostgreSQL, without any server: exactly one taker, no write without the lease."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+import pytest
+from sqlalchemy import func, select, text
+
+from forsale.server import leases
+from forsale.server.storage import Fence, LeaseLost, Storage, StoredGame, StoredSeat, events, fenced
+
+from .conftest import LEASE_TTL
+
+
+@pytest.fixture
+def storage(cluster_db: str) -> Iterator[Storage]:
+    s = Storage(cluster_db)
+    yield s
+    s.close()
+
+
+def new_game(storage: Storage, game_id: str) -> None:
+    seats = [StoredSeat(i, "bot", "random bot", "random", None) for i in range(3)]
+    game = StoredGame(game_id, "lease test", "playing", 3, {}, {}, "x" * 64, time.time(), None, None, seats)
+    storage.call(Storage.op_create_game(game))
+
+
+def append(storage: Storage, game_id: str, seq: int, fence: Fence | None) -> None:
+    storage.call(fenced(game_id, fence, Storage.op_append(game_id, seq, 0, {"pass": True}, "bot")))
+
+
+def logged(storage: Storage, game_id: str) -> int:
+    return storage.call(lambda conn: conn.execute(select(func.count()).where(events.c.game_id == game_id)).scalar())
+
+
+def expired(storage: Storage, game_id: str) -> bool:
+    query = text("SELECT expires_at < extract(epoch from clock_timestamp()) FROM forsale_leases WHERE game_id = :g")
+    return bool(storage.call(lambda conn: conn.execute(query, {"g": game_id}).scalar()))
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition did not hold in time"
+        time.sleep(0.02)
+
+
+def test_two_nodes_taking_the_same_tables_at_once_exactly_one_wins_each(storage: Storage) -> None:
+    ids = [f"race{i}" for i in range(40)]
+    for game_id in ids:
+        new_game(storage, game_id)
+    won: dict[str, list[tuple[str, int]]] = {g: [] for g in ids}
+    start = threading.Barrier(2)
+
+    def node(owner: str) -> None:
+        engine = Storage(storage.url).engine  # a connection of its own, as another node has
+        start.wait()
+        for game_id in ids:
+            with engine.begin() as conn:
+                epoch = leases.take(conn, game_id, owner, owner, 60)
+            if epoch is not None:
+                won[game_id].append((owner, epoch))
+        engine.dispose()
+
+    threads = [threading.Thread(target=node, args=(name,)) for name in ("a/1", "b/1")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert all(len(w) == 1 for w in won.values()), won
+    # Once they have all expired, a second round of racing again gives each table to exactly one, at epoch 2.
+    storage.call(lambda conn: conn.execute(text("UPDATE forsale_leases SET expires_at = 0")))
+    for game_id in ids:
+        won[game_id].clear()
+    threads = [threading.Thread(target=node, args=(name,)) for name in ("a/2", "b/2")]
+    start.reset()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert all(len(w) == 1 and w[0][1] == 2 for w in won.values()), won
+
+
+def test_a_node_whose_lease_expired_cannot_append_and_one_that_lost_it_never_can(storage: Storage) -> None:
+    new_game(storage, "fence1")
+    epoch = storage.call(lambda conn: leases.take(conn, "fence1", "a/1", "a", 0.5))
+    assert epoch == 1
+    append(storage, "fence1", 1, ("a/1", epoch))  # while the lease lasts, its holder appends
+    wait_until(lambda: expired(storage, "fence1"))
+    with pytest.raises(LeaseLost):
+        append(storage, "fence1", 2, ("a/1", epoch))  # expired, though nobody took it yet
+    assert storage.call(lambda conn: leases.renew(conn, "a/1", LEASE_TTL)) == {}  # an expired lease is not renewed
+    assert storage.call(lambda conn: leases.take(conn, "fence1", "b/1", "b", 60)) == 2
+    with pytest.raises(LeaseLost):
+        append(storage, "fence1", 2, ("a/1", epoch))  # the old holder, whatever it believes
+    with pytest.raises(LeaseLost):
+        append(storage, "fence1", 2, ("b/1", 1))  # the new holder with a stale epoch
+    append(storage, "fence1", 2, ("b/1", 2))
+    assert logged(storage, "fence1") == 2
+
+
+def test_one_lost_lease_in_a_group_commit_spoils_only_its_own_append(storage: Storage) -> None:
+    for game_id in ("group1", "group2", "group3"):
+        new_game(storage, game_id)
+        storage.call(lambda conn, g=game_id: leases.take(conn, g, "a/1", "a", 60))
+    storage.call(lambda conn: conn.execute(text("UPDATE forsale_leases SET owner = 'b/1' WHERE game_id = 'group2'")))
+    futures = [
+        storage.submit(fenced(g, ("a/1", 1), Storage.op_append(g, 1, 0, {"pass": True}, "bot")))
+        for g in ("group1", "group2", "group3")
+    ]  # queued together: the writer runs them as one group, then one by one when the group fails
+    outcomes = [f.exception(30) for f in futures]
+    assert outcomes[0] is None and outcomes[2] is None
+    assert isinstance(outcomes[1], LeaseLost)
+    assert [logged(storage, g) for g in ("group1", "group2", "group3")] == [1, 0, 1]
+
+
+def test_a_write_other_than_an_append_is_fenced_too(storage: Storage) -> None:
+    new_game(storage, "seat1")
+    storage.call(lambda conn: leases.take(conn, "seat1", "a/1", "a", 60))
+    seat = StoredSeat(0, "human", "Ann", None, "y" * 64)
+    with pytest.raises(LeaseLost):
+        storage.call(fenced("seat1", ("a/1", 7), Storage.op_update_seat("seat1", seat)))
+    storage.call(fenced("seat1", ("a/1", 1), Storage.op_update_seat("seat1", seat)))
+    assert storage.call(Storage.op_load("seat1")).seats[0].name == "Ann"
