@@ -73,6 +73,35 @@ def test_every_screen_passes_the_axe_audit(new_page: Callable[..., Page], player
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_account_pages_pass_the_axe_audit(new_page: Callable[..., Page], player, theme: str) -> None:
+    """The sign-up dialog, a profile with its rating plot, "my games" and the leaderboard (tests/web/test_web_accounts)."""
+    from .test_web_accounts import PASSWORD, start_solo, unique
+
+    page = new_page(theme=theme)
+    found: list[str] = []
+    page.goto("/")
+    page.wait_for_selector("#play-solo")
+    page.click("#sign-up")
+    found += audit(page, "sign-up dialog")
+    name = unique("Axe")
+    page.fill("#account-name", name)
+    page.fill("#account-password", PASSWORD)
+    page.click("#signup-submit")
+    page.wait_for_selector("#account-name-link")
+    start_solo(page, rated=True)
+    player(page).play_to_end()
+    page.click("#account-name-link")
+    page.wait_for_selector("#rating-plot")
+    found += audit(page, "profile")
+    page.click("#my-games-link")
+    page.wait_for_selector("#my-games")
+    found += audit(page, "my games")
+    page.click("#leaderboard-link")
+    page.wait_for_selector(f"#leaderboard tr[data-name='{name}']")
+    found += audit(page, "leaderboard")
+    assert not found, "\n".join(found)
+
 # Every text the announcer (#announce, the page's one polite live region for the table) has said.
 _LISTEN = """() => {
   window.__said = [];

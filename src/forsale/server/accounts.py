@@ -44,8 +44,8 @@ ATTEMPTS_PER_ACCOUNT = 5
 ATTEMPTS_PER_ADDRESS = 20
 """Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
 WINDOW = 60.0
-SIGN_UPS_PER_ADDRESS = 10
-"""Accounts a client address may make an hour (a household or a class may share one); then sign-up waits (429)."""
+SIGN_UPS_PER_ADDRESS = 30
+"""Accounts a client address may make an hour (a class behind one address may sign up together); then 429."""
 SIGN_UP_WINDOW = 3600.0
 
 HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)

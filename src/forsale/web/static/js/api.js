@@ -2,7 +2,7 @@
 // Every path and message shape of docs/protocol.md that the page uses is here.
 import { refusedText } from "./refused.js";
 
-async function call(method, path, body) {
+export async function call(method, path, body) {
   const response = await fetch(path, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },

@@ -1,5 +1,6 @@
 // The lobby: a solo game in one click, a table for friends with a link per
 // seat, open tables to join or watch, finished games to replay.
+import { ratedToggle } from "./account.js";
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
 import { distinctNames, h, k, money } from "./format.js";
@@ -86,6 +87,7 @@ export function showLobby(ctx) {
   strength.addEventListener("change", () => (strengthPicked = true));
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
+  const soloRated = ratedToggle("solo-rated"); // signed-in players only
   const soloErr = h("div.error-box", { role: "alert" });
   const rules = rulesPicker("solo", players, ruleDefaults, prefs.soloRules || { preset: prefs.rules });
   const playBtn = h("button.btn.primary", { type: "submit", id: "play-solo" }, t("lobby.play"));
@@ -103,6 +105,7 @@ export function showLobby(ctx) {
           bot: strength.value,
           rules: rules.spec(),
           memory_aid: memory.checked,
+          rated: soloRated.value(),
           time_limit: clock.value ? Number(clock.value) : null,
           player_name: name.value.trim() || undefined,
         };
@@ -134,6 +137,7 @@ export function showLobby(ctx) {
     h("div.row", null, rules.label, h("label", { for: "solo-clock" }, t("lobby.clock"), clock)),
     rules.fieldset,
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
+    soloRated.label,
     h("div.row", null, playBtn, tutorialButton(ctx, () => name.value.trim())),
     soloErr,
   );
@@ -143,6 +147,7 @@ export function showLobby(ctx) {
   const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
   const fClock = select("friends-clock", friendsClockOptions(), prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
+  const friendsRated = ratedToggle("friends-rated");
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
@@ -188,6 +193,7 @@ export function showLobby(ctx) {
             seats: specs,
             ...clockFields(fClock.value),
             memory_aid: fMemory.checked,
+            rated: friendsRated.value(),
             join,
             player_name: fMe.value.trim() || undefined,
           });
@@ -209,6 +215,7 @@ export function showLobby(ctx) {
     seatList,
     h("div.row", null, h("label", { for: "friends-clock" }, t("lobby.clock"), fClock)),
     h("label.check", { for: "friends-memory" }, fMemory, t("lobby.memoryFriends")),
+    friendsRated.label,
     h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, t("lobby.create"))),
     fErr,
     links,

@@ -5,6 +5,9 @@ import { LANGUAGES, language, preferredLanguage, setLanguage, translateStatic } 
 import { showLobby } from "./lobby.js";
 import { showReplay } from "./replay.js";
 import { showTable } from "./live.js";
+import { drawHeader, startAccounts } from "./account.js";
+import { showLeaderboard } from "./leaderboard.js";
+import { showProfile } from "./profile.js";
 
 const app = document.getElementById("app");
 let current = null; // the shown screen's cleanup function
@@ -63,6 +66,9 @@ function route() {
   if (parts[0] === "table" && parts[1]) current = showTable(ctx, parts[1], { join: params.get("seat") });
   else if (parts[0] === "watch" && parts[1]) current = showTable(ctx, parts[1], { watch: true });
   else if (parts[0] === "replay") current = showReplay(ctx, parts[1] || null);
+  else if (parts[0] === "player" && parts[1]) current = showProfile(ctx, decodeURIComponent(parts[1]));
+  else if (parts[0] === "me") current = showProfile(ctx, null);
+  else if (parts[0] === "leaderboard") current = showLeaderboard(ctx, params);
   else current = showLobby(ctx);
 }
 
@@ -82,6 +88,7 @@ function languageSwitch() {
   select.addEventListener("change", async () => {
     await setLanguage(select.value, { remember: true });
     translateStatic();
+    drawHeader();
     // A live table redraws itself in the new words and keeps its connection; other screens are drawn again.
     if (/^#\/?(table|watch)\//.test(location.hash)) document.dispatchEvent(new CustomEvent("forsale:language"));
     else route();
@@ -98,4 +105,9 @@ try {
 translateStatic();
 languageSwitch();
 window.addEventListener("hashchange", route);
+// Signing in or out draws the lobby and the players' pages again (a live table keeps its connection).
+document.addEventListener("forsale:account", () => {
+  if (!/^#\/?(table|watch)\//.test(location.hash)) route();
+});
+startAccounts(toast);
 route();

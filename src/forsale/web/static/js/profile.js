@@ -1,0 +1,208 @@
+// A player's page (#/player/<name>, #/me): ratings, a plot of the rating after each rated game,
+// games played and won per player count, the finished games with their replays and records and,
+// on one's own page, the games in progress (back into each from any device) and the account's settings.
+import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
+import { seats } from "./api.js";
+import { distinctNames, h } from "./format.js";
+import { dateTime, joinList, number, t } from "./i18n.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, value);
+  el.append(...children);
+  return el;
+}
+
+/** The rating after each rated game as a line, named for screen readers (and a table beside it that says the same). */
+function ratingPlot(points, label) {
+  const width = 480;
+  const height = 160;
+  const pad = 28;
+  const values = points.map((p) => p.rating);
+  const low = Math.min(...values, 0);
+  const high = Math.max(...values, 1);
+  const x = (i) => pad + (points.length === 1 ? (width - 2 * pad) / 2 : (i * (width - 2 * pad)) / (points.length - 1));
+  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / (high - low || 1);
+  const summary = t("profile.plotSummary", { count: points.length, first: number(values[0]), last: number(values[values.length - 1]) });
+  const path = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+  return svg(
+    "svg",
+    { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${label}: ${summary}`, class: "rating-plot", id: "rating-plot" },
+    svg("title", {}, `${label}: ${summary}`),
+    svg("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), class: "axis" }),
+    svg("text", { x: 2, y: y(high) + 4, class: "tick" }, number(Math.round(high))),
+    svg("text", { x: 2, y: y(low) + 4, class: "tick" }, number(Math.round(low))),
+    svg("path", { d: path, class: "line" }),
+    ...points.map((p, i) => svg("circle", { cx: x(i), cy: y(p.rating), r: 3, class: "dot" })),
+  );
+}
+
+function countLabel(n) {
+  return n === "0" ? t("board.allCounts") : t("board.count", { count: Number(n) });
+}
+
+function ratingsTable(ratings) {
+  const scopes = Object.keys(ratings).sort((a, b) => Number(a) - Number(b));
+  return h(
+    "table.data",
+    { id: "profile-ratings" },
+    h("caption", null, t("profile.ratings")),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("board.players")), h("th", { scope: "col" }, t("board.rating")), h("th", { scope: "col" }, t("board.games")), h("th", { scope: "col" }, t("board.wins")))),
+    h("tbody", null, scopes.map((n) => h("tr", { dataset: { players: n } }, h("th", { scope: "row" }, countLabel(n)), h("td.rating", null, number(ratings[n].rating)), h("td", null, number(ratings[n].games)), h("td", null, number(ratings[n].wins))))),
+  );
+}
+
+function countsTable(byPlayers) {
+  const rows = Object.entries(byPlayers);
+  if (!rows.length) return h("p.hint", null, t("profile.noGames"));
+  return h(
+    "table.data",
+    { id: "profile-counts" },
+    h("caption", null, t("profile.byPlayers")),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("board.players")), h("th", { scope: "col" }, t("profile.played")), h("th", { scope: "col" }, t("board.wins")))),
+    h("tbody", null, rows.map(([n, c]) => h("tr", null, h("th", { scope: "row" }, t("board.count", { count: Number(n) })), h("td", null, number(c.played)), h("td", null, number(c.won))))),
+  );
+}
+
+function gameItem(g) {
+  const names = distinctNames(g.names || []);
+  const won = joinList((g.winners || []).map((s) => names[s] || t("seat.number", { seat: s + 1 })));
+  const when = g.finished_at ? dateTime(g.finished_at) : "";
+  return h(
+    "li",
+    { dataset: { table: g.id } },
+    h("span.what", null, `${g.name}${when ? ` · ${when}` : ""}${g.rated ? ` · ${t("profile.ratedGame")}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}`)),
+    h("a.btn", { href: g.replay }, t("lobby.replay")),
+    h("a.btn.quiet", { href: g.record, download: `forsale-${g.id}.json` }, t("lobby.record")),
+  );
+}
+
+/** One's own games in progress, each with a way back into its seat from this device. */
+async function inProgress(ctx) {
+  const list = h("ul.tables", { id: "my-games" }, h("li.empty", null, t("lobby.looking")));
+  try {
+    const { games } = await accountApi.myGames();
+    const going = games.filter((g) => g.status !== "over");
+    list.replaceChildren(
+      ...(going.length
+        ? going.map((g) =>
+            h(
+              "li",
+              { dataset: { table: g.id } },
+              h("span.what", null, g.name, h("small", null, distinctNames(g.names || []).join(", "))),
+              h(
+                "button.btn.primary",
+                {
+                  type: "button",
+                  onclick: async () => {
+                    try {
+                      const res = await accountApi.resume(g.id);
+                      seats.put(g.id, { token: res.token, seat: res.seat });
+                      location.hash = `#/table/${g.id}`;
+                    } catch (e) {
+                      ctx.toast(e.message);
+                    }
+                  },
+                },
+                t("profile.resume"),
+              ),
+            ),
+          )
+        : [h("li.empty", null, t("profile.noneInProgress"))]),
+    );
+  } catch (e) {
+    list.replaceChildren(h("li.empty", null, e.message));
+  }
+  return h("section.panel", { id: "in-progress" }, h("h2", null, t("profile.inProgress")), list);
+}
+
+function settings() {
+  const change = h("button.btn", {
+    type: "button",
+    id: "change-password",
+    onclick: () =>
+      formDialog({
+        id: "password-dialog",
+        title: t("account.changePassword"),
+        submitLabel: t("account.changePassword"),
+        fields: [
+          { id: "old-password", label: t("account.oldPassword"), type: "password", autocomplete: "current-password" },
+          { id: "new-password", label: t("account.newPassword"), type: "password", autocomplete: "new-password" },
+        ],
+        submit: (v) => accountApi.changePassword(v["old-password"], v["new-password"]),
+      }),
+  }, t("account.changePassword"));
+  const remove = h("button.btn.danger", {
+    type: "button",
+    id: "delete-account",
+    onclick: () =>
+      formDialog({
+        id: "delete-dialog",
+        title: t("account.deleteTitle"),
+        submitLabel: t("account.delete"),
+        danger: true,
+        fields: [{ id: "delete-password", label: t("account.password"), type: "password", autocomplete: "current-password" }],
+        submit: async (v) => {
+          await accountApi.deleteAccount(v["delete-password"]);
+          forget();
+          location.hash = "#/";
+        },
+      }),
+  }, t("account.delete"));
+  return h("section.panel", { id: "account-settings" }, h("h2", null, t("account.settings")), h("p.hint", null, t("account.deleteHint")), h("div.row", null, change, remove));
+}
+
+export function showProfile(ctx, rawName) {
+  let alive = true;
+  const root = h("div.profile", { id: "profile" }, h("p", null, t("lobby.looking")));
+  ctx.app.replaceChildren(root);
+  (async () => {
+    let name = rawName;
+    if (name === null) {
+      const me = await account();
+      if (!me) {
+        root.replaceChildren(h("section.panel", null, h("h2", null, t("account.myGames")), h("p", null, t("profile.signInFirst"))));
+        return;
+      }
+      name = me.name;
+    }
+    let player;
+    try {
+      player = (await accountApi.player(name)).player;
+    } catch (e) {
+      if (alive) root.replaceChildren(h("section.panel", null, h("h2", null, t("profile.notFound")), h("p", null, e.message)));
+      return;
+    }
+    if (!alive) return;
+    const title = player.kind === "bot" ? t("profile.botTitle", { name: player.name }) : player.name;
+    ctx.setInfo(title);
+    const history = (player.history || {})["0"] || [];
+    const parts = [
+      h(
+        "section.panel",
+        { id: "profile-head" },
+        h("h2", { id: "profile-name" }, title),
+        player.since ? h("p.hint", null, t("profile.since", { date: dateTime(player.since) })) : null,
+        Object.keys(player.ratings || {}).length ? ratingsTable(player.ratings) : h("p.hint", null, t("profile.unrated")),
+        history.length ? ratingPlot(history, t("profile.plot")) : null,
+        countsTable(player.by_players || {}),
+      ),
+    ];
+    if (player.me) parts.push(await inProgress(ctx));
+    parts.push(
+      h(
+        "section.panel",
+        { id: "profile-games" },
+        h("h2", null, t("profile.games")),
+        h("ul.tables", null, ...(player.games.length ? player.games.map(gameItem) : [h("li.empty", null, t("lobby.noGames"))])),
+      ),
+    );
+    if (player.me) parts.push(settings());
+    if (alive) root.replaceChildren(...parts);
+  })();
+  return () => {
+    alive = false;
+  };
+}

@@ -1,0 +1,112 @@
+"""Accounts in the page, in Debian's Chromium against a real ``forsale serve``.
+
+A person signs up in the header's dialog, plays a rated game against a bot, and finds the rating on their
+page (with its plot) and on the leaderboard, beside the bot's; a guest's seat is claimed at sign-in, and
+"my games" in a fresh browser (another device) leads back into the game in progress. Every wait is on a
+condition of the page.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+PASSWORD = "correct horse battery staple"
+NUMBER = re.compile(r"^-?\d+([.,]\d+)?$")
+PLOT_LABEL = re.compile(r"^Rating after each rated game: 1 game, from -?[\d.]+ to -?[\d.]+$")
+REPLAY = re.compile(r"^#/replay/[\w-]+$")
+
+
+def unique(prefix: str) -> str:
+    """A name no other test on the shared server has (names are at most 24 characters)."""
+    return f"{prefix}{uuid.uuid4().hex[:10]}"
+
+
+def sign_up(page: Page, name: str) -> None:
+    page.click("#sign-up")
+    page.fill("#account-name", name)
+    page.fill("#account-password", PASSWORD)
+    page.click("#signup-submit")
+    expect(page.locator("#account-name-link")).to_have_text(name)
+
+
+def sign_in(page: Page, name: str) -> None:
+    page.click("#sign-in")
+    page.fill("#account-name", name)
+    page.fill("#account-password", PASSWORD)
+    page.click("#signin-submit")
+    expect(page.locator("#account-name-link")).to_have_text(name)
+
+
+def start_solo(page: Page, rated: bool) -> None:
+    page.wait_for_selector("#play-solo")
+    page.select_option("#solo-players", "2")
+    page.select_option("#solo-bot", "random")
+    if rated:
+        page.check("#solo-rated")
+    page.click("#play-solo")
+    page.wait_for_selector(".game[data-phase=auction]")
+
+
+def test_sign_up_play_a_rated_game_and_find_the_rating(new_page: Callable[..., Page], player) -> None:
+    page = new_page()
+    page.goto("/")
+    expect(page.locator("#solo-rated")).to_be_hidden()  # a guest has no rating to play for
+    name = unique("Ann")
+    sign_up(page, name)
+    page.click("#account-name-link")
+    expect(page.locator("#profile-name")).to_have_text(name)
+    expect(page.locator("#profile-head")).to_contain_text("No rated game yet")
+    page.goto("/#/")
+    expect(page.locator("#solo-rated")).to_be_visible()
+    start_solo(page, rated=True)
+    player(page).play_to_end()
+    page.click("#account-name-link")
+    ratings = page.locator("#profile-ratings tbody tr")
+    expect(ratings).to_have_count(2)  # every player count, and two players
+    overall = page.locator("#profile-ratings tr[data-players='0'] td.rating")
+    expect(overall).to_have_text(NUMBER)
+    plot = page.locator("#rating-plot")
+    expect(plot).to_have_attribute("role", "img")
+    expect(plot).to_have_attribute("aria-label", PLOT_LABEL)
+    expect(page.locator("#profile-games li")).to_have_count(1)
+    expect(page.locator("#profile-games li a", has_text="Replay")).to_have_attribute("href", REPLAY)
+    rating = overall.inner_text()
+    page.click("#leaderboard-link")
+    row = page.locator(f"#leaderboard tr[data-name='{name}']")
+    expect(row.locator("td.rating")).to_have_text(rating)
+    expect(page.locator("#leaderboard tr[data-kind='bot'][data-name='random']")).to_have_count(1)
+    page.select_option("#board-players", "3")
+    expect(page.locator("#leaderboard")).to_contain_text("No rated game")  # nobody rated at three players
+    page.select_option("#board-players", "2")
+    expect(page.locator(f"#leaderboard tr[data-name='{name}']")).to_have_count(1)
+    page.select_option("#board-kind", "bots")
+    expect(page.locator(f"#leaderboard tr[data-name='{name}']")).to_have_count(0)
+    expect(page.locator("#leaderboard tr[data-kind='bot']")).not_to_have_count(0)
+
+
+def test_a_guest_seat_is_claimed_and_my_games_leads_back_from_another_device(
+    new_page: Callable[..., Page], player
+) -> None:
+    home = new_page()
+    home.goto("/")
+    start_solo(home, rated=False)  # as a guest, one click as ever
+    table = home.evaluate("() => location.hash.split('/')[2]")
+    name = unique("Bea")
+    home.goto("/#/")
+    sign_up(home, name)
+    expect(home.locator("#toast")).to_contain_text("1 seat of this browser is now your account's")
+    other = new_page()  # another device: no seat token, no session
+    other.goto("/")
+    sign_in(other, name)
+    other.click("#my-games-link")
+    going = other.locator(f"#my-games li[data-table='{table}']")
+    going.locator("button").click()
+    other.wait_for_url(f"**/#/table/{table}")
+    me = player(other)
+    assert me.wait_turn() in ("auction", "sale")
+    me.play_to_end()
+    expect(other.locator(".game")).to_have_attribute("data-phase", "over")
