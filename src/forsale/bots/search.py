@@ -1,20 +1,39 @@
 """``hard`` (and the ``easy`` / ``medium`` levels), and the bot's estimates for people: win chances.
 
-``hard`` is the determinized search of :mod:`forsale.bots.search_v1`; that
-module's agent is also registered, unchanged, as ``hard-v1``, the reference
-every newer ``hard`` is measured against.
+``hard`` (:class:`HardAgent`) searches within its time budget (0.2 s a
+decision by default):
+
+- **auctions** as ``hard-v1`` does (:mod:`forsale.bots.search_v1`):
+  determinized Monte Carlo over deals consistent with the view, comparing
+  whole-round plans on common samples, with the end of the auction phase
+  valued at the leaves (:mod:`forsale.bots.leaves`: the hand-set valuation,
+  or the learned value model with ``leaf=model``). Each sampled deal draws
+  every opponent's bidding rule from its posterior given the raises and
+  passes it made this game (:func:`forsale.bots.opponents.sample_bidders`;
+  the expert's rule has a head start, so thin evidence means an
+  expert-like opponent, and a plan must hold up against every rule that
+  fits, not only the likeliest);
+- **sales** as the simultaneous game each round is
+  (:mod:`forsale.bots.salegame`): every hand is known by deduction, a
+  profile of plays is worth each seat's win chance after it (exact in the
+  last two rounds), and regret matching solves it, with each opponent
+  mixed between its sale model and equilibrium play by how much evidence
+  supports the model (:func:`forsale.bots.opponents.sale_confidence`). The
+  move is drawn, with the caller's rng, from the bot's own solved strategy.
+
+``hard-v1``, the search bot before issue 14, stays registered unchanged:
+it is the reference every newer ``hard`` is measured against.
 
 :func:`action_values` and :func:`win_chances` are the bot's estimates in a
 form for people and for post-game analysis (:mod:`forsale.bots.analysis`):
 the chance, from 0 to 1, that the seat to move wins after each legal
-action, and each seat's chance of winning from a position. They are
-estimated the way ``hard`` searches (sampled deals consistent with the
-view, opponents modelled from what they did this game, positions at the end
-of the auction phase valued by :mod:`forsale.bots.valuation`), but report
-the win share alone, without the small margin term the bot adds to break
-ties. ``samples=N`` fixes the number of sampled deals (deterministic for a
-given rng and view); otherwise they sample for ``budget`` seconds
-(:data:`DEFAULT_TIME` if ``None``).
+action, and each seat's chance of winning from a position. They use the
+same machinery as ``hard`` (sampled deals and fitted bidders in the
+auction, the solved sale game in the sale phase) but report the win share
+alone, without the small margin term the bot adds to break ties.
+``samples=N`` fixes the effort (deterministic for a given rng and view);
+otherwise they sample for ``budget`` seconds (:data:`DEFAULT_TIME` if
+``None``).
 """
 
 from __future__ import annotations
@@ -29,7 +48,7 @@ from ..rules import win_shares
 from ..view import View, sample_state
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .leaves import Leaf, ModelLeaf
-from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, fit_bidders, sale_confidence, sample_bidders
+from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders
 from .registry import register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
@@ -124,8 +143,7 @@ def _auction_values(
     view: View, seat: int, legal: Sequence[Action], rng: random.Random, more: Callable[[int], bool]
 ) -> list[tuple[Action, float]]:
     coins = view.coins[seat]
-    bidders = fit_bidders(view)
-    bidders[seat] = EXPERT_BIDDER
+    posteriors = bidder_posteriors(view)
     # Per action, the plans that may follow it this round: (the bid pushed first or None, raise-up-to limit).
     plans: list[list[tuple[int | None, int]]] = []
     for action in legal:
@@ -138,6 +156,8 @@ def _auction_values(
     drawn = 0
     while more(drawn):
         state = sample_state(view, rng)
+        bidders = sample_bidders(posteriors, rng)
+        bidders[seat] = EXPERT_BIDDER
         for row, options in zip(totals, plans):
             start: Any = state
             if options[0][0] is not None:
@@ -153,8 +173,8 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
     """Each seat's chance of winning from ``view``'s position, as the bot estimates it (they add up to 1).
 
     Exact once the game is over; otherwise sampled deals are played out to
-    the end of the auction phase by every seat's fitted bidding rule and
-    valued, or this sale round's plays are drawn from each seat's predicted
+    the end of the auction phase by bidding rules drawn from every seat's
+    posterior and valued, or this sale round's plays are drawn from each seat's predicted
     play and the rest valued (exactly in the last two rounds).
     """
     n = view.players
@@ -164,9 +184,10 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
     out = [0.0] * n
     drawn = 0
     if view.phase == "auction":
-        bidders = fit_bidders(view)
+        posteriors = bidder_posteriors(view)
         while more(drawn):
-            for s, share in enumerate(_auction_leaf(*play_auctions(sample_state(view, rng), bidders))):
+            state = sample_state(view, rng)
+            for s, share in enumerate(_auction_leaf(*play_auctions(state, sample_bidders(posteriors, rng)))):
                 out[s] += share
             drawn += 1
     else:
@@ -196,7 +217,7 @@ class HardAgent(SearchAgent):
     """
 
     def __init__(
-        self, name: str = "hard", sampled_bidders: bool = False, leaf: str | Leaf = "valuation", **options: Any
+        self, name: str = "hard", sampled_bidders: bool = True, leaf: str | Leaf = "valuation", **options: Any
     ) -> None:
         super().__init__(name, **options)
         self.sampled_bidders = sampled_bidders
@@ -284,7 +305,7 @@ class EasyAgent:
 @register(
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
-def _hard(sampled_bidders: int = 0, leaf: str = "valuation", **options: Any) -> HardAgent:
+def _hard(sampled_bidders: int = 1, leaf: str = "valuation", **options: Any) -> HardAgent:
     v1 = build("hard", **options)
     return HardAgent(
         "hard",

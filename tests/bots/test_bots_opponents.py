@@ -1,0 +1,39 @@
+"""Opponent models: fitted from this game's moves, and trusted only as far as the evidence goes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from forsale import new_game, view
+from forsale.bots import make_agent
+from forsale.bots.expert import _PRIOR
+from forsale.bots.opponents import BIDDER_GRID, EXPERT_BIDDER, bidder_posteriors, sale_confidence, sample_bidders
+
+
+def test_with_no_evidence_every_seat_is_modelled_as_an_expert_and_evidence_sharpens_the_posterior() -> None:
+    state = new_game(4, seed=8)
+    expert_index = BIDDER_GRID.index(EXPERT_BIDDER)
+    start = bidder_posteriors(view(state, 0))
+    assert all(max(range(len(p)), key=p.__getitem__) == expert_index for p in start)
+    agents = [make_agent(name) for name in ("expert", "bigspender", "bigspender", "expert")]
+    rng = random.Random(0)
+    while state.phase == "auction":
+        seat = state.current_seat
+        state.push(seat, agents[seat].act(view(state, seat), rng, None))
+    after = bidder_posteriors(view(state, 0))
+    for post in start + after:
+        assert sum(post) == pytest.approx(1.0)
+    # The big spender's posterior leaves the expert's rule and concentrates on coin-share rules.
+    assert after[1][expert_index] < 0.01 and max(after[1]) > max(start[1])
+    drawn = [sample_bidders(after, random.Random(seed))[1] for seed in range(50)]
+    assert all(rule[1] >= 0.45 for rule in drawn)
+
+
+def test_sale_models_are_trusted_only_with_evidence_and_a_fit() -> None:
+    assert sale_confidence(_PRIOR, 0) == 0.0  # nothing seen: play the robust strategy
+    sure = {kind: 0.0 for kind in _PRIOR} | {"lowest": 1.0}
+    assert sale_confidence(sure, 1) == 0.5 and sale_confidence(sure, 3) == 0.75
+    random_seat = {kind: 0.0 for kind in _PRIOR} | {"uniform": 1.0}
+    assert sale_confidence(random_seat, 5) == 0.0  # a seat that fits no type is not predicted
