@@ -72,10 +72,13 @@ MAX_FRAME = 64 * 1024
 WS_ERRORS = {
     "bad_json", "bad_message", "too_large", "rate_limited", "hello_first", "bad_token", "not_seated",
     "not_started", "not_your_turn", "illegal", "game_over", "not_found", "timeout",
+    "private_table", "not_your_seat", "cross_origin", "chat_closed", "not_finished", "no_rematch", "rematch_started",
 }  # fmt: skip
 REST_ERROR_STATUSES = {400, 403, 404, 409, 413, 429}
-REPLIES = {"error", "ack", "pong", "left", "welcome"}
-"""Message types that answer a client's message (``state`` and ``table`` are broadcasts)."""
+REPLIES = {"error", "ack", "pong", "left", "welcome", "chat", "rematch"}
+"""Message types that answer a client's message (``state``, ``table`` and ``chat_history`` are broadcasts, and so
+are ``chat`` and ``rematch`` without an id: the sender's own copy carries its id)."""
+BROADCASTS = ("state", "table", "chat_history")
 REFUSED = {"not_your_turn", "illegal", "game_over"}
 INVALID = {"bad_message"}
 
@@ -117,12 +120,14 @@ BAD_IDS = st.one_of(
 JUNK = st.recursive(
     st.one_of(
         st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=6),
-        st.sampled_from([10**30, "\ud800", "act", "hello", "ping", "leave", "pass", "bid", "sell"]),
+        st.sampled_from([10**30, "\ud800", "act", "hello", "ping", "leave", "pass", "bid", "sell", "chat", "rematch"]),
     ),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=6,
 )  # fmt: skip
-MESSAGE_KEYS = st.sampled_from(["type", "action", "id", "token", "bid", "pass", "sell", "seat", "Type", ""])
+MESSAGE_KEYS = st.sampled_from(
+    ["type", "action", "id", "token", "bid", "pass", "sell", "seat", "Type", "", "text", "accept", "invite"]
+)
 
 
 # -- clients ------------------------------------------------------------------------------
@@ -181,7 +186,8 @@ class Client:
             while self.cursor < len(self.messages):
                 message = self.messages[self.cursor]
                 self.cursor += 1
-                if message.get("type") not in ("state", "table"):
+                kind = message.get("type")
+                if kind not in BROADCASTS and not (kind in ("chat", "rematch") and message.get("id") is None):
                     return message
             return None
 
@@ -364,6 +370,9 @@ class Fuzzer:
         elif answer.get("type") == "pong" and ("pong" in expected or "*" in expected):
             if answer.get("id") != msg_id or type(answer.get("time")) is not int:
                 self.finding(f"{kind}: bad pong", f"{what}: {answer}")
+        elif answer.get("type") in ("chat", "rematch") and "*" in expected:  # junk that was a valid chat or rematch
+            if answer.get("id") != msg_id:
+                self.finding(f"{kind}: id not echoed", f"{what}: expected id {msg_id!r}, got {answer}")
         elif answer.get("type") == "welcome" and "*" in expected and client.status == "new":
             client.status = "spectator" if answer.get("seat") is None else "seated"
         else:
@@ -452,6 +461,8 @@ class Fuzzer:
             junk["action"] = [junk["action"]]
         if client.status == "seated" and junk.get("type") == "leave":  # a valid leave would give the seat away
             junk["type"] = "leave!"
+        if junk.get("type") in ("chat", "rematch") and junk.get("id") is None:
+            junk["id"] = "junk"  # a valid one's answer is told from the broadcasts by its id
         return text_of(junk), {"*"}, junk.get("id")
 
     def illegal_action(self, table: Table, client: Client, v: dict[str, Any]) -> dict[str, Any] | None:

@@ -33,15 +33,16 @@ export const api = {
   solo: (body) => call("POST", "/api/solo", body),
   create: (body) => call("POST", "/api/tables", body),
   tables: () => call("GET", "/api/tables"),
-  table: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}`),
+  table: (id, invite) => call("GET", `/api/tables/${encodeURIComponent(id)}${invite ? `?invite=${encodeURIComponent(invite)}` : ""}`),
   join: (id, body) => call("POST", `/api/tables/${encodeURIComponent(id)}/join`, body),
   leave: (id, token) => call("POST", `/api/tables/${encodeURIComponent(id)}/leave`, { token }),
   settings: (id, body) => call("POST", `/api/tables/${encodeURIComponent(id)}/settings`, body),
   finished: (limit = 20) => call("GET", `/api/tables?status=over&limit=${limit}`),
   playing: () => call("GET", "/api/tables?status=all"),
-  record: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/record`),
-  replay: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/replay`),
-  recordUrl: (id) => `/api/tables/${encodeURIComponent(id)}/record`,
+  record: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/record${access(id)}`),
+  replay: (id) => call("GET", `/api/tables/${encodeURIComponent(id)}/replay${access(id)}`),
+  recordUrl: (id) => `/api/tables/${encodeURIComponent(id)}/record${access(id)}`,
+  rematch: (id, body) => call("POST", `/api/tables/${encodeURIComponent(id)}/rematch`, body),
 };
 
 // Seat tokens live in localStorage so a reload (or a new tab) takes the seat back.
@@ -72,6 +73,14 @@ export const seats = {
   all: loadSeats,
 };
 
+/** What opens an invitation-only table's record and replay to this browser: its seat token, or the invitation code. */
+function access(tableId) {
+  const saved = seats.get(tableId);
+  if (saved && saved.token) return `?token=${encodeURIComponent(saved.token)}`;
+  if (saved && saved.invite) return `?invite=${encodeURIComponent(saved.invite)}`;
+  return "";
+}
+
 export function playerName() {
   return localStorage.getItem("forsale.name") || "";
 }
@@ -97,6 +106,7 @@ export class Connection {
     this.ws = null;
     this.timer = null;
     this.pinger = null;
+    this.invite = null; // an invitation-only table's code, for watching it
   }
 
   url() {
@@ -112,7 +122,7 @@ export class Connection {
     ws.addEventListener("open", () => {
       if (this.ws !== ws) return; // closed by the page while connecting
       this.retry = 0;
-      ws.send(JSON.stringify({ type: "hello", token: this.token || null }));
+      ws.send(JSON.stringify({ type: "hello", token: this.token || null, invite: this.invite || null }));
       this.onStatus("open");
       clearInterval(this.pinger);
       this.pinger = setInterval(() => this.send({ type: "ping" }), 20000);
@@ -130,7 +140,7 @@ export class Connection {
       clearInterval(this.pinger);
       if (this.ws !== ws) return;
       this.ws = null;
-      if (this.closed || event.code === 4401 || event.code === 4404) {
+      if (this.closed || event.code === 4401 || event.code === 4403 || event.code === 4404) {
         this.onStatus(this.closed ? "closed" : "refused", event);
         return;
       }

@@ -3,6 +3,7 @@ import { analysisPanel, hintButton, hintsSwitch } from "./analysis.js";
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
+import { chatPanel } from "./chat.js";
 import { distinctNames, h, k, money } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
@@ -31,6 +32,7 @@ export function showTable(ctx, tableId, opts = {}) {
     revealKey: null, // the history length whose sale reveal was already animated
     memory: localStorage.getItem(MEMORY_KEY) === "on",
     error: null,
+    rematch: null, // after the game: the offer as this seat sees it (docs/protocol.md, "rematch")
   };
   let conn = null;
   let ticker = null;
@@ -40,9 +42,16 @@ export function showTable(ctx, tableId, opts = {}) {
   const tips = isTutorial(tableId) ? tutorial(ctx, tableId, { redraw: () => draw() }) : null;
 
   const root = h("div.game-root");
-  ctx.app.replaceChildren(root);
+  // The chat stays outside the redrawn table, so what is being typed survives every move.
+  const chat = chatPanel({
+    send: (text) => (conn ? conn.send({ type: "chat", text }) : null),
+    me: () => (m.watch ? null : m.seat),
+    canWrite: () => (!m.watch && m.seat !== null && m.seat !== undefined) || !!(m.table && m.table.spectator_chat),
+  });
+  ctx.app.replaceChildren(root, chat.el);
 
   function start() {
+    if (opts.invite) seats.put(tableId, { invite: opts.invite }); // an invitation link: this browser may see the table
     const saved = seats.get(tableId);
     if (!m.watch && saved && saved.token) {
       m.token = saved.token;
@@ -51,6 +60,7 @@ export function showTable(ctx, tableId, opts = {}) {
     if (!m.watch && !m.token && opts.join !== null && opts.join !== undefined) {
       return askToJoin(Number(opts.join));
     }
+    if (!m.watch && !m.token && opts.invite) return askToJoin(null); // an invitation: the first free seat
     if (!m.watch && !m.token) m.watch = true;
     connect();
   }
@@ -59,12 +69,13 @@ export function showTable(ctx, tableId, opts = {}) {
   async function askToJoin(seat) {
     let info = null;
     try {
-      info = (await api.table(tableId)).table;
+      info = (await api.table(tableId, seats.get(tableId)?.invite)).table;
     } catch (e) {
       root.replaceChildren(h("p.error-box", { role: "alert" }, `${e.message}. `, h("a", { href: "#/" }, t("nav.backToLobby"))));
       return;
     }
     if (gone) return;
+    if (seat === null) seat = (info.open_seats || [0])[0] ?? 0;
     const wanted = info.seats[seat];
     if (!wanted || wanted.kind !== "open") {
       const free = info.open_seats || [];
@@ -91,7 +102,7 @@ export function showTable(ctx, tableId, opts = {}) {
           err.textContent = "";
           try {
             savePlayerName(name.value.trim());
-            const res = await api.join(tableId, { seat, name: name.value.trim() || undefined });
+            const res = await api.join(tableId, { seat, name: name.value.trim() || undefined, invite: seats.get(tableId)?.invite || undefined });
             seats.put(tableId, { token: res.token, seat: res.seat ?? seat, name: name.value.trim() });
             m.token = res.token;
             m.seat = res.seat ?? seat;
@@ -112,6 +123,7 @@ export function showTable(ctx, tableId, opts = {}) {
   }
 
   function connect() {
+    const invite = seats.get(tableId)?.invite || null;
     conn = new Connection(tableId, m.token, {
       onMessage: receive,
       onStatus: (status) => {
@@ -122,6 +134,7 @@ export function showTable(ctx, tableId, opts = {}) {
         if (status === "refused") draw();
       },
     });
+    conn.invite = invite;
     conn.open();
     if (!ticker) ticker = setInterval(tick, 250);
   }
@@ -144,9 +157,27 @@ export function showTable(ctx, tableId, opts = {}) {
           if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
         }
         if (msg.result) m.result = msg.result;
+        if (msg.info) chat.refresh(); // the seat or the creator's setting may have changed who writes
         drawSoon();
         break;
       }
+      case "chat_history":
+        chat.history(msg.messages);
+        break;
+      case "chat":
+        chat.add(msg.message);
+        break;
+      case "rematch":
+        m.rematch = msg.rematch;
+        if (m.rematch && m.rematch.status === "started" && m.rematch.token) {
+          // Our seat at the new table: keep its token (and what opened this one) and go there.
+          const saved = seats.get(tableId) || {};
+          seats.put(m.rematch.table, { token: m.rematch.token, seat: m.rematch.seat, invite: saved.invite, creator: saved.creator, name: saved.name });
+          location.hash = `#/table/${m.rematch.table}`;
+          return;
+        }
+        drawSoon();
+        break;
       case "ack":
         // Accepted. The state that shows it follows at once; until then the buttons stay disabled,
         // so an older state arriving meanwhile cannot offer the same move twice.
@@ -470,7 +501,8 @@ export function showTable(ctx, tableId, opts = {}) {
         "div.links",
         null,
         open.map((s) => {
-          const url = `${location.origin}${location.pathname}#/table/${tableId}?seat=${s.seat}`;
+          const invite = seats.get(tableId)?.invite;
+          const url = `${location.origin}${location.pathname}#/table/${tableId}?seat=${s.seat}${invite ? `&invite=${encodeURIComponent(invite)}` : ""}`;
           return h("div.link-row", null, h("span", null, t("seat.number", { seat: s.seat + 1 })), h("input", { type: "text", readonly: true, value: url, "aria-label": t("link.forSeat", { seat: s.seat + 1 }), onfocus: (e) => e.target.select() }));
         }),
       ),
@@ -492,8 +524,34 @@ export function showTable(ctx, tableId, opts = {}) {
         h("a.btn", { href: `#/replay/${tableId}`, id: "replay-link" }, t("end.replay")),
         h("a.btn", { href: "#/" }, t("end.newGame")),
       ),
+      rematchBox(sc),
       analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s))),
     );
+  }
+
+  /** The rematch: offer it, accept or decline another's offer, and see who is awaited (docs/protocol.md). */
+  function rematchBox(sc) {
+    const r = m.rematch;
+    const seated = !m.watch && m.seat !== null && m.seat !== undefined;
+    const answer = (accept) => {
+      if (!conn || conn.send({ type: "rematch", accept }) === null) ctx.toast(t("table.notSent"));
+    };
+    const parts = [];
+    if (r && r.status === "offered") {
+      const waiting = r.waiting.map((s) => seatName(sc, s)).join(", ");
+      parts.push(h("p", null, t("rematch.offeredBy", { name: seatName(sc, r.by) }), " ", waiting ? t("rematch.waiting", { names: waiting }) : ""));
+      if (seated && !r.accepted.includes(m.seat)) {
+        parts.push(h("button.btn.primary", { type: "button", id: "rematch-accept", onclick: () => answer(true) }, t("rematch.accept")),
+          h("button.btn", { type: "button", id: "rematch-decline", onclick: () => answer(false) }, t("rematch.decline")));
+      }
+    } else if (r && r.status === "started") {
+      parts.push(h("p", null, t("rematch.started"), " ", h("a.btn", { href: `#/watch/${r.table}`, id: "rematch-watch" }, t("rematch.watch"))));
+    } else {
+      if (r && r.status === "declined") parts.push(h("p", null, t("rematch.declined", { name: seatName(sc, r.declined_by) })));
+      if (r && r.status === "expired") parts.push(h("p", null, t("rematch.expired")));
+      if (seated) parts.push(h("button.btn.primary", { type: "button", id: "rematch", onclick: () => answer(true) }, t("rematch.offer")));
+    }
+    return h("div.rematch", { id: "rematch-box", role: "status", "aria-live": "polite" }, parts);
   }
 
   // -- drawing ----------------------------------------------------------------------

@@ -66,9 +66,9 @@ function refusesRules(error) {
   return error.code === "bad_rules" || (error.code === "bad_request" && (error.serverMessage || "").startsWith("rules"));
 }
 
-/** Where a share link for `seat` of table `id` points. */
-export function seatLink(id, seat) {
-  return `${location.origin}${location.pathname}#/table/${id}?seat=${seat}`;
+/** Where a share link for `seat` of table `id` points (with the invitation code of an invitation-only table). */
+export function seatLink(id, seat, invite) {
+  return `${location.origin}${location.pathname}#/table/${id}?seat=${seat}${invite ? `&invite=${encodeURIComponent(invite)}` : ""}`;
 }
 
 export function showLobby(ctx) {
@@ -147,6 +147,7 @@ export function showLobby(ctx) {
   const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
   const fClock = select("friends-clock", friendsClockOptions(), prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
+  const fPrivate = h("input", { type: "checkbox", id: "friends-private", checked: !!prefs.fprivate });
   const friendsRated = ratedToggle("friends-rated");
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
@@ -184,7 +185,7 @@ export function showLobby(ctx) {
           if (v === "me") join = true;
           specs.push(v === "me" || v === "human" ? null : v);
         }
-        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked });
+        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked, fprivate: fPrivate.checked });
         try {
           const res = await api.create({
             name: fName.value.trim() || undefined,
@@ -193,14 +194,15 @@ export function showLobby(ctx) {
             seats: specs,
             ...clockFields(fClock.value),
             memory_aid: fMemory.checked,
+            invite_only: fPrivate.checked,
             rated: friendsRated.value(),
             join,
             player_name: fMe.value.trim() || undefined,
           });
           savePlayerName(fMe.value.trim());
           const id = res.table.id;
-          if (res.token) seats.put(id, { token: res.token, seat: res.seat, creator: res.creator_token });
-          else seats.put(id, { creator: res.creator_token });
+          if (res.token) seats.put(id, { token: res.token, seat: res.seat, creator: res.creator_token, invite: res.invite });
+          else seats.put(id, { creator: res.creator_token, invite: res.invite });
           showLinks(id, res.table);
         } catch (e) {
           if (!(refusesRules(e) && fRules.refuse(e.message))) fErr.textContent = e.message;
@@ -215,6 +217,7 @@ export function showLobby(ctx) {
     seatList,
     h("div.row", null, h("label", { for: "friends-clock" }, t("lobby.clock"), fClock)),
     h("label.check", { for: "friends-memory" }, fMemory, t("lobby.memoryFriends")),
+    h("label.check", { for: "friends-private" }, fPrivate, t("lobby.private")),
     friendsRated.label,
     h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, t("lobby.create"))),
     fErr,
@@ -226,7 +229,7 @@ export function showLobby(ctx) {
     const rows = info.seats
       .filter((s) => s.kind === "open")
       .map((s) => {
-        const url = seatLink(id, s.seat);
+        const url = seatLink(id, s.seat, seats.get(id)?.invite);
         const input = h("input", { type: "text", readonly: true, value: url, "aria-label": t("link.forSeat", { seat: s.seat + 1 }), dataset: { seat: s.seat } });
         return h(
           "div.link-row",

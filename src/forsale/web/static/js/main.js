@@ -63,7 +63,7 @@ function route() {
   const parts = path.split("/").filter(Boolean);
   const params = new URLSearchParams(query || "");
   const ctx = { app, params, toast, setInfo, setTools, announce };
-  if (parts[0] === "table" && parts[1]) current = showTable(ctx, parts[1], { join: params.get("seat") });
+  if (parts[0] === "table" && parts[1]) current = showTable(ctx, parts[1], { join: params.get("seat"), invite: params.get("invite") });
   else if (parts[0] === "watch" && parts[1]) current = showTable(ctx, parts[1], { watch: true });
   else if (parts[0] === "replay") current = showReplay(ctx, parts[1] || null);
   else if (parts[0] === "player" && parts[1]) current = showProfile(ctx, decodeURIComponent(parts[1]));

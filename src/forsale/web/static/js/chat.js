@@ -1,0 +1,113 @@
+// The table's chat: a log that screen readers follow (role=log is a polite live region), a labelled
+// input (Enter sends), and a per-author mute that this browser remembers. Every message is text:
+// it goes into the page as text nodes (textContent), never as HTML.
+import { h } from "./format.js";
+import { t } from "./i18n.js";
+
+const MUTED_KEY = "forsale.muted";
+export const CHAT_MAX = 300; // characters a message may hold (the server says the same: docs/protocol.md)
+
+function loadMuted() {
+  try {
+    return new Set(JSON.parse(localStorage.getItem(MUTED_KEY) || "[]"));
+  } catch {
+    return new Set();
+  }
+}
+
+function saveMuted(muted) {
+  try {
+    localStorage.setItem(MUTED_KEY, JSON.stringify([...muted]));
+  } catch {
+    /* private mode: the mute lasts as long as the page */
+  }
+}
+
+/**
+ * The chat panel of one table. `send(text)` sends a chat message (returns null when not connected);
+ * `me()` is the seat this page plays (null: watching); `canWrite()` whether this page may write.
+ * The panel stays in the page while the table redraws, so what is being typed is never lost.
+ */
+export function chatPanel({ send, me, canWrite }) {
+  const messages = new Map(); // n -> message, as the server numbered them
+  const muted = loadMuted();
+  const log = h("ol.chat-log", { id: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" });
+  const mutedLine = h("p.hint.chat-muted", { id: "chat-muted" });
+  const input = h("input", { type: "text", id: "chat-input", maxlength: CHAT_MAX, autocomplete: "off" });
+  const sendBtn = h("button.btn", { type: "submit", id: "chat-send" }, t("chat.send"));
+  const readOnly = h("p.hint", { id: "chat-readonly", hidden: true }, t("chat.readOnly"));
+  const form = h(
+    "form.chat-form",
+    {
+      onsubmit: (event) => {
+        event.preventDefault();
+        const text = input.value;
+        if (!text.trim()) return;
+        if (send(text) === null) return; // not connected: keep the text for another try
+        input.value = "";
+      },
+    },
+    h("label", { for: "chat-input" }, t("chat.label")),
+    input,
+    sendBtn,
+  );
+  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, t("chat.title")), log, mutedLine, readOnly, form);
+
+  function toggleMute(name) {
+    if (muted.has(name)) muted.delete(name);
+    else muted.add(name);
+    saveMuted(muted);
+    draw();
+  }
+
+  function line(message) {
+    const mine = message.seat !== null && message.seat === me();
+    const name = message.name || t("chat.spectator");
+    return h(
+      "li",
+      { class: mine ? "mine" : "", dataset: { n: message.n, seat: message.seat ?? "" } },
+      h("span.chat-name", null, name),
+      h("span.chat-text", null, message.text),
+      mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(name) }, "🔇"),
+    );
+  }
+
+  function draw() {
+    const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+    const shown = [...messages.values()].sort((a, b) => a.n - b.n).filter((m) => !muted.has(m.name || t("chat.spectator")));
+    log.replaceChildren(...(shown.length ? shown.map(line) : [h("li.empty", null, t("chat.empty"))]));
+    mutedLine.replaceChildren(
+      ...(muted.size
+        ? [t("chat.mutedList"), " ", ...[...muted].map((name) => h("button.btn.quiet", { type: "button", onclick: () => toggleMute(name) }, t("chat.unmute", { name })))]
+        : []),
+    );
+    if (atBottom) log.scrollTop = log.scrollHeight;
+    const writable = canWrite();
+    readOnly.hidden = writable;
+    input.disabled = !writable;
+    sendBtn.disabled = !writable;
+  }
+
+  draw();
+  return {
+    el,
+    /** `chat_history`: everything so far (a reconnection sends it again: nothing is shown twice). */
+    history(list) {
+      messages.clear();
+      for (const m of list || []) messages.set(m.n, m);
+      draw();
+    },
+    add(message) {
+      const newest = Math.max(0, ...messages.keys());
+      messages.set(message.n, message);
+      if (message.n <= newest) return draw();
+      // Appended, not redrawn: the live region then reads out the new message alone.
+      if (muted.has(message.name || t("chat.spectator"))) return;
+      const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+      log.querySelector("li.empty")?.remove();
+      log.append(line(message));
+      if (atBottom) log.scrollTop = log.scrollHeight;
+    },
+    refresh: draw,
+  };
+}
