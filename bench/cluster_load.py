@@ -227,12 +227,13 @@ class Cluster:
         self.balancer.wait_servers({n.name for n in self.nodes})
         return self
 
-    def restart(self, name: str) -> None:
-        """Start a node that was killed or stopped again, and wait until HAProxy sends it requests."""
+    def restart(self, name: str, wait: bool = True) -> None:
+        """Start a node that was killed or stopped again; with ``wait``, until HAProxy sends it requests."""
         node = self.by_name[name]
         node.start()
-        node.wait_healthy()
-        self.balancer.wait_servers({name})
+        if wait:
+            node.wait_healthy()
+            self.balancer.wait_servers({name})
 
     def sql(self, query: str, **params: Any) -> list[Any]:
         from sqlalchemy import text

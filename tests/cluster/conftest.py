@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from ..server.conftest import postgres_url  # noqa: F401  (the fixture: one PostgreSQL for the whole run)
+from ..server.conftest import postgres_url  # the fixture: one PostgreSQL for the whole run
 from ..server.wire import bench_module
 
 LEASE_TTL = 2.5
