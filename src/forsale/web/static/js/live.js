@@ -1,5 +1,6 @@
 // A live table: the seat's view from the server, drawn and acted upon.
 import { analysisPanel, hintButton, hintsSwitch } from "./analysis.js";
+import { account, accountApi } from "./account.js";
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
@@ -61,8 +62,28 @@ export function showTable(ctx, tableId, opts = {}) {
       return askToJoin(Number(opts.join));
     }
     if (!m.watch && !m.token && opts.invite) return askToJoin(null); // an invitation: the first free seat
-    if (!m.watch && !m.token) m.watch = true;
+    if (!m.watch && !m.token) return resumeSeat().then(connect);
     connect();
+  }
+
+  /**
+   * Signed in, with no token for this table in this browser (another device, an email's link): take back the
+   * account's own seat here, if it has one (the server gives it a fresh token); else watch.
+   */
+  async function resumeSeat() {
+    try {
+      if (await account()) {
+        const res = await accountApi.resume(tableId);
+        if (gone) return;
+        seats.put(tableId, { token: res.token, seat: res.seat });
+        m.token = res.token;
+        m.seat = res.seat;
+        return;
+      }
+    } catch {
+      // no seat of this account here (or not signed in): watching, as for anyone
+    }
+    m.watch = true;
   }
 
   /** A share link's landing: sit down at that seat if it is still free, else say so and offer the rest. */
