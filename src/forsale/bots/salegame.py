@@ -6,13 +6,14 @@ the highest cheque, and what is left is worth a continuation value. The
 payoff of a profile of plays is each seat's win chance after it
 (:class:`SaleRound`): exact when one round is left after this one (every
 way the last cheques can fall is weighed), otherwise the expected cheques of
-the houses left (:func:`forsale.bots.valuation.hand_values`, each seat's
+the houses left (:func:`forsale.bots.valuation.seat_value`, each seat's
 rest valued against the others' hands) through a softmax win share whose
 width shrinks as the rounds run out.
 
-The game is solved by **regret matching** (:func:`solve`), sampling a
-profile per iteration from the current strategies and updating every
-seat's regrets for each of its houses against it. An opponent the bot has
+The game is solved by **regret matching** (:func:`solve`): every
+iteration updates each seat's regrets for each of its houses against the
+others' current strategies, exactly over every profile in a small game
+(the last rounds), against one profile sampled from them in a large one. An opponent the bot has
 a confident model of (its sale type fits what it did, see
 :mod:`forsale.bots.opponents`) plays the model's prediction with weight
 ``w`` and its regret-matching strategy with ``1 - w``; an opponent seen too
@@ -26,10 +27,14 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import combinations
+from itertools import combinations, product
+from math import prod
 
 from ..rules import win_shares
-from .valuation import MARGIN_WEIGHT, expected_shares, hand_values
+from .valuation import MARGIN_WEIGHT, expected_shares, seat_value
+
+EXACT_PROFILES = 64
+"""Games with at most this many profiles of plays are solved on exact expectations, without sampling."""
 
 PURIFY = 0.05
 """Moves below this share of the bot's mixed strategy are dropped before sampling (regret-matching noise)."""
@@ -70,8 +75,7 @@ class SaleRound:
                 others = [o for i, o in enumerate(self.hands) if i != s]
                 row = {}
                 for h in hand:
-                    rest = [x for x in hand if x != h]
-                    row[h] = hand_values([rest, *others], future_stats)[0]
+                    row[h] = seat_value([x for x in hand if x != h], others, future_stats)
                 self._later.append(row)
 
     @staticmethod
@@ -147,6 +151,10 @@ def solve(
     regrets = [[0.0] * len(h) for h in hands]
     sums = [[0.0] * len(h) for h in hands]
     values = [[0.0] * len(h) for h in hands]
+    # A small game is solved on expectations over every profile (no sampling noise); a large one by sampling.
+    exact = prod(len(h) for h in hands) <= EXACT_PROFILES
+    profiles = list(product(*(range(len(h)) for h in hands))) if exact else []
+    table = [game.payoffs(tuple(hands[o][i] for o, i in enumerate(indices))) for indices in profiles]
     t = 0
     while more(t):
         t += 1
@@ -156,17 +164,29 @@ def solve(
             for i, p in enumerate(sigma):
                 sums[s][i] += t * p  # linear averaging: later, better iterates count more
             played.append(blend(models[s], weights[s], sigma))
-        profile = [hands[s][pick(played[s], rng)] for s in range(n)]
+        profile = None if exact else [hands[s][pick(played[s], rng)] for s in range(n)]
+        chances = [prod(played[o][i] for o, i in enumerate(indices)) for indices in profiles]
         for s in range(n):
             hand = hands[s]
             if len(hand) == 1:
                 continue
+            if profile is None:
+                u = [0.0] * len(hand)
+                mine = played[s]
+                for indices, pays, whole in zip(profiles, table, chances):
+                    q = mine[indices[s]]
+                    if q > 1e-9:
+                        p = whole / q  # the others' chance of this profile
+                    else:
+                        p = prod(played[o][i] for o, i in enumerate(indices) if o != s)
+                    u[indices[s]] += p * pays[s]
+            else:
+                u = []
+                for h in hand:
+                    profile_s = profile[:]
+                    profile_s[s] = h
+                    u.append(game.payoffs(tuple(profile_s))[s])
             sigma = _matching(regrets[s])
-            u = []
-            for h in hand:
-                profile_s = profile[:]
-                profile_s[s] = h
-                u.append(game.payoffs(tuple(profile_s))[s])
             mean = sum(p * x for p, x in zip(sigma, u))
             row, vals = regrets[s], values[s]
             for i, x in enumerate(u):

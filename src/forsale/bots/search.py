@@ -213,14 +213,22 @@ class HardAgent(SearchAgent):
     instead of playing only the single best fit. Sales: the round is a game
     (:mod:`forsale.bots.salegame`) solved by regret matching, opponents mixed
     between their sale model and equilibrium play by how well the model fits
-    them, and the move is drawn from the bot's own solved strategy.
+    them, and the move is drawn from the bot's own solved strategy
+    (``mixed=False``: the house worth most against the opponents as they
+    were taken to play, a best response).
     """
 
     def __init__(
-        self, name: str = "hard", sampled_bidders: bool = True, leaf: str | Leaf = "valuation", **options: Any
+        self,
+        name: str = "hard",
+        sampled_bidders: bool = True,
+        leaf: str | Leaf = "valuation",
+        mixed: bool = True,
+        **options: Any,
     ) -> None:
         super().__init__(name, **options)
         self.sampled_bidders = sampled_bidders
+        self.mixed = mixed
         if leaf not in ("valuation", "model") and not callable(leaf):
             raise ValueError(f"leaf must be 'valuation', 'model' or a callable, not {leaf!r}")
         self.leaf = leaf
@@ -279,8 +287,12 @@ class HardAgent(SearchAgent):
         seat = view.seat
         assert seat is not None
         game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
-        strategies, _, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, deadline)))
+        strategies, values, iterations = solve(
+            game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
+        )
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
+        if not self.mixed:  # the house worth most against the opponents as they were taken to play
+            return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
         return SELLS[view.hand[choose(strategies[seat], rng)]]
 
 
@@ -305,12 +317,13 @@ class EasyAgent:
 @register(
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
-def _hard(sampled_bidders: int = 1, leaf: str = "valuation", **options: Any) -> HardAgent:
+def _hard(sampled_bidders: int = 1, leaf: str = "valuation", mixed: int = 1, **options: Any) -> HardAgent:
     v1 = build("hard", **options)
     return HardAgent(
         "hard",
         sampled_bidders=bool(sampled_bidders),
         leaf=leaf,
+        mixed=bool(mixed),
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),

@@ -79,15 +79,20 @@ def hand_values(hands: Sequence[Sequence[int]], stats: Sequence[float] | None = 
     if stats is None:
         stats = order_stat_means(CHEQUES, n)
     sorted_hands = [sorted(h) for h in hands]
-    out = []
-    for s, hand in enumerate(sorted_hands):
-        others = [o for i, o in enumerate(sorted_hands) if i != s and o]
-        total = 0.0
-        for h in hand:
-            dist = below_distribution([bisect_left(o, h) / len(o) for o in others])
-            total += sum(d * x for d, x in zip(dist, stats))
-        out.append(total)
-    return out
+    return [
+        seat_value(hand, [o for i, o in enumerate(sorted_hands) if i != s], stats)
+        for s, hand in enumerate(sorted_hands)
+    ]
+
+
+def seat_value(hand: Sequence[int], others: Sequence[Sequence[int]], stats: Sequence[float]) -> float:
+    """:func:`hand_values` for one seat: its ``hand`` against the ``others``' sorted hands."""
+    others = [o for o in others if o]
+    total = 0.0
+    for h in hand:
+        dist = below_distribution([bisect_left(o, h) / len(o) for o in others])
+        total += sum(d * x for d, x in zip(dist, stats))
+    return total
 
 
 def expected_share(scores: Sequence[float], me: int, temperature: float) -> float:
