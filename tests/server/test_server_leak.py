@@ -44,7 +44,7 @@ fuzz = bench_module("fuzz")  # the fuzzer's replay of honest moves and its expec
 
 INFO_KEYS = {
     "id", "name", "status", "players", "rules", "rules_text", "seats", "open_seats", "time_limit", "grace",
-    "memory_aid", "private", "spectators", "created_at", "seq",
+    "memory_aid", "private", "invite_only", "spectator_chat", "spectators", "created_at", "seq", "turn_limit", "rated", "hints",
 }  # fmt: skip
 SEAT_KEYS = {"seat", "kind", "name", "bot", "connected"}
 CLOCK_KEYS = {"time_limit", "grace", "deadlines", "now"}

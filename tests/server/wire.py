@@ -10,12 +10,13 @@ from typing import Any
 
 
 def recv(ws: Any, *types: str) -> dict[str, Any]:
-    """The next message of one of ``types``, skipping ``table`` notices (seat and connection changes)."""
+    """The next message of one of ``types``, skipping ``table`` notices (seat and connection changes) and the
+    ``chat_history`` that follows every welcome."""
     while True:
         message = ws.receive_json()
         if message["type"] in types:
             return message
-        assert message["type"] == "table", message
+        assert message["type"] in ("table", "chat_history"), message
 
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
