@@ -1,4 +1,5 @@
-"""``forsale.bots.analysis`` on known records: every decision of a seat, valued from its view only."""
+"""``forsale.bots.analysis`` on known records: every decision of a seat, valued by ``hard``'s estimator from its
+view only; hints that are ``hard``'s own move."""
 
 from __future__ import annotations
 
@@ -9,16 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from forsale.actions import SELLS
+from forsale.actions import PASS, SELLS, action_to_json
 from forsale.bots import analysis
-from forsale.bots.analysis import action_chances, analyse, hint, position_chances
+from forsale.bots.analysis import CLOSE_SPREAD, analyse, hint
+from forsale.bots.registry import make_agent
+from forsale.bots.search import action_values, win_chances
 from forsale.errors import RecordError
 from forsale.record import from_record
-from forsale.state import AUCTION, State, play_moves
-from forsale.view import View, view
+from forsale.state import AUCTION, SALE, State, play_moves
+from forsale.view import View, spectator_view, view
 
 GOLDEN = Path(__file__).parent.parent / "data" / "golden"
-BUDGET = 4
+BUDGET = 2
 
 
 def golden(name: str = "4p-official") -> dict:
@@ -146,7 +149,7 @@ def test_a_decision_is_valued_from_the_seats_view_only():
     other = from_record({**swapped, "moves": record["moves"][:2]})
     w = view(other, other.turn)
     assert isinstance(v, View) and v == w
-    assert action_chances(v, random.Random(3), 3) == action_chances(w, random.Random(3), 3)
+    assert action_values(v, random.Random(3), samples=2) == action_values(w, random.Random(3), samples=2)
 
 
 def test_a_forced_ending_is_valued_exactly():
@@ -154,21 +157,82 @@ def test_a_forced_ending_is_valued_exactly():
     state = State(end.rules, end.deal)
     play_moves(state, end.moves[:-1])  # the last sale round: one house in every hand, its cheques on the table
     winners = end.winners()
-    assert position_chances(view(state, 0), random.Random(1), 3) == [
-        1 / len(winners) if s in winners else 0.0 for s in range(end.n)
-    ]
+    assert win_chances(view(state, 0), random.Random(1), samples=1) == pytest.approx(
+        [1 / len(winners) if s in winners else 0.0 for s in range(end.n)]
+    )
 
 
-def test_a_hint_names_the_best_move_and_why_in_one_line():
-    record = golden()
-    final = from_record(record)
+def test_the_analysis_is_hards_estimator_from_each_view():
+    """Each decision's numbers are search.action_values from that seat's view, each chart point win_chances."""
+    record = golden("3p-official")
+    short = copy.deepcopy(record)
+    short["moves"] = short["moves"][:6]
+    result = analyse(short, seat=[0, 1, 2], budget=1, seed=4)
+    final = from_record(short)
     state = State(final.rules, final.deal)
-    assert state.phase == AUCTION
-    out = hint(view(state, state.turn), random.Random(5), budget=3)
-    assert out["action"] in [{"pass": True}] + [{"bid": b} for b in range(1, 19)]
+    decisions = iter(result.decisions)
+    for index, move in enumerate(final.moves):
+        who = move[0]
+        if state.can_raise(who):
+            d = next(decisions)
+            rng = analysis._rng(4, "move", index, who)
+            assert list(d.chances) == action_values(view(state, who), rng, samples=1)
+        play_moves(state, [move])
+        rng = analysis._rng(4, "chart", index + 1)
+        assert list(result.chances[index + 1]) == win_chances(spectator_view(state), rng, samples=1)
+
+
+def positions() -> list[State]:
+    """An auction turn (the first) and a sale round (the first), of the golden 4-player game."""
+    final = from_record(golden())
+    auction = State(final.rules, final.deal)
+    sale = State(final.rules, final.deal)
+    for who, action in final.moves:
+        if who is None:
+            break
+        play_moves(sale, [(who, action)])
+    assert auction.phase == AUCTION and sale.phase == SALE
+    return [auction, sale]
+
+
+@pytest.mark.parametrize("phase", [0, 1])
+def test_a_hint_is_the_move_hard_plays_and_why_in_one_line(phase):
+    state = positions()[phase]
+    seat = state.turn if state.phase == AUCTION else 0
+    v = view(state, seat)
+    out = hint(v, random.Random(5), budget=2)
+    seed = random.Random(5).getrandbits(64)
+    played = make_agent("hard:samples=2").act(v, random.Random(seed), None)
+    assert out["action"] == action_to_json(played)  # hard's own move, not a second opinion
+    values = dict(action_values(v, random.Random(seed), samples=2))
+    assert out["chance"] == values[played]
+    others = {a: c for a, c in values.items() if a != played}
+    best_other = max(others.values())
+    assert out["alternative_chance"] == best_other and action_to_json(max(others, key=others.__getitem__)) == out["alternative"]
+    assert out["reason"] in {"pass_close", "better", "mixed", "close"}
+    if out["reason"] == "better":
+        assert out["chance"] >= best_other
+    elif out["reason"] in ("mixed", "close"):
+        assert out["chance"] < best_other and (out["reason"] == "mixed") == (state.phase == SALE)
     assert "\n" not in out["line"] and "to win" in out["line"]
-    assert 0 <= out["alternative_chance"] <= out["chance"] <= 1
-    again = hint(view(state, state.turn), random.Random(5), budget=3)
-    assert again == out
+    assert hint(v, random.Random(5), budget=2) == out  # same seed, same hint
     with pytest.raises(ValueError, match="no decision"):
-        hint(view(state, (state.turn + 1) % state.n), random.Random(5), budget=3)
+        hint(view(state, (seat + 1) % state.n) if state.phase == AUCTION else spectator_view(state), random.Random(5), 2)
+
+
+def test_a_pass_at_a_table_of_close_houses_says_so_and_a_single_choice_is_the_only_move():
+    record = golden()
+    houses = sorted(record["deal"]["houses"])
+    n = len(record["players"])
+    record = {**record, "deal": {**record["deal"], "houses": houses[1:n + 1] + houses[:1] + houses[n + 1 :]}, "moves": []}
+    state = from_record(record)  # the first table: the 2nd to 5th lowest houses, close in value
+    assert state.table[-1] - state.table[0] <= CLOSE_SPREAD
+    out = hint(view(state, state.turn), random.Random(1), budget=2)
+    assert out["action"] == action_to_json(PASS)  # hard passes for a house it can have for nothing
+    assert out["reason"] == "pass_close" and (out["low"], out["high"]) == (state.table[0], state.table[-1])
+    assert "close in value" in out["line"]
+    end = from_record(golden())
+    last = State(end.rules, end.deal)
+    play_moves(last, end.moves[:-1])  # one house in every hand
+    only = hint(view(last, 0), random.Random(1), budget=1)
+    assert only["reason"] == "only" and "alternative" not in only

@@ -1,51 +1,60 @@
-"""Post-game analysis: what each decision of a game did to a seat's chance of winning.
+"""Post-game analysis: what each decision of a game did to a seat's chance of winning, as ``hard`` sees it.
 
 For every decision of a seat (an auction turn with a choice, or a sale
-round with more than one house in hand) :func:`analyse` asks the bot for
-the chance of winning that each legal action gives, **from that seat's
-view only** (:func:`forsale.view.view` at the moment it decided, never
-the true state: the undealt order and, in a sale round, the others'
-choices stay unknown), and compares the move made with the best one. The
-*loss* of a decision is how much win chance the move gave up against the
-best action; the costliest decisions are the ones a player can learn
-from. For the chart, every position of the game (after each move) is
-valued from the public view, which at these positions holds everything any
-seat knows (every hand is known by deduction, and a sale round's choices
-are recorded only once all are made), so the seats' chances are comparable
-and sum to one.
+round with more than one house in hand) :func:`analyse` asks the strongest
+bot's estimator, :func:`forsale.bots.search.action_values`, for the chance
+of winning that each legal action gives, **from that seat's view only**
+(:func:`forsale.view.view` at the moment it decided, never the true state:
+the undealt order and, in a sale round, the others' choices stay unknown),
+and compares the move made with the best one. The *loss* of a decision is
+how much win chance the move gave up against the best action; the
+costliest decisions are the ones a player can learn from. For the chart,
+every position of the game (after each move) is valued by
+:func:`forsale.bots.search.win_chances` from the public view, which at
+these positions holds everything any seat knows (every hand is known by
+deduction, and a sale round's choices are recorded only once all are
+made), so the seats' chances are comparable and sum to one.
 
-Win chances are estimated by :mod:`forsale.bots.search` when it offers
-them (``action_values`` / ``win_chances``); until then by determinized
-play-outs here: deals consistent with the view are drawn
-(:func:`forsale.view.sample_state`), each action is taken in every one of
-them (the same deals for every action, so their differences are measured
-rather than drowned in the luck of the deal), and the game is played out
-by the expert heuristic; a shared win counts as a share. ``budget`` is
-the number of sampled deals per evaluation, so an analysis is the same for
-the same record, budget and seed, whichever seats are analysed.
+``budget`` is the estimator's ``samples=`` (sampled deals per auction
+evaluation, a twentieth of the regret-matching iterations of a sale
+round), never a time: the same record, budget and seed give the same
+analysis on any machine, whichever seats are analysed, because each
+evaluation draws from its own generator seeded by the seed and where it
+is in the game.
 
-Nothing here needs more than the engine: the server runs it in its bot
-worker processes, ``forsale analyse`` in a terminal.
+:func:`hint` is "what would ``hard`` do here, and why": the move is the one
+``hard`` (built through the registry, with the hint's samples) plays from
+the view with the hint's generator, and the reason is a code with the
+numbers behind it (the win chance of that move against the next best),
+which the web page words in the player's language.
+
+Nothing here needs more than the engine and the bots: the server runs it
+in its bot worker processes, ``forsale analyse`` in a terminal.
 """
 
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..actions import PASS, SELLS, Action, action_to_json, bid
+from ..actions import PASS, SELLS, Action, Sell, action_to_json
 from ..errors import RecordError
 from ..record import from_record, to_record
-from ..view import View, sample_state, spectator_view, view
+from ..view import View, spectator_view, view
+from .registry import make_agent
+from .search import action_values, win_chances
 
-DEFAULT_BUDGET = 64
-"""Sampled deals per evaluation: a whole 4-player game, every seat, in about ten seconds on one core."""
+DEFAULT_BUDGET = 32
+"""Samples per evaluation: every seat of a 4-player game in about 15 s of one core (docs/analysis.md)."""
 
-HINT_BUDGET = 48
-"""Sampled deals for a hint during play: well under a second in a bot worker."""
+HINT_BUDGET = 32
+"""Samples for a hint during play (``hard``'s move, then every action valued): well under a second."""
+
+CLOSE_SPREAD = 6
+"""A pass is explained by the table when its houses are at most this far apart (the advice: pass quickly
+when the houses on the table are close in value, since the cheapest one is as good and costs nothing)."""
 
 
 @dataclass(frozen=True)
@@ -138,107 +147,6 @@ class Analysis:
         }
 
 
-# -- the bot's estimates ----------------------------------------------------
-# Adapter over forsale.bots.search: until it offers action_values / win_chances,
-# the play-outs below give the same kind of number (a chance of winning).
-
-def _share(state: Any, seat: int) -> float:
-    winners = state.winners()
-    return 1.0 / len(winners) if seat in winners else 0.0
-
-
-def _house_values(state: Any) -> dict[int, int]:
-    """What each house of the (sampled) deal sells for if houses and cheques meet by rank over the game.
-
-    The play-out knows the sampled deal, so this is the cheque at the same
-    rank among the cheques in play as the house among the houses in play:
-    the value a seat pays for, and the one its gap rule compares.
-    """
-    return dict(zip(sorted(state.deal.houses), sorted(state.deal.cheques)))
-
-
-NOISE = 0.4
-"""How far a play-out seat strays from the rule: its bidding limit is scaled by 1 +- this, and it
-sells a house at random this share of the time, so that no seat's move is taken as certain."""
-
-
-def _sale_rule(hand: list[int], top: int, rest: list[int], rng: random.Random) -> int:
-    ordered = sorted(hand)
-    if rng.random() < NOISE:
-        return ordered[int(rng.random() * len(ordered))]
-    quantile = bisect_left(rest, top) / max(1, len(rest) - 1)
-    return ordered[min(len(ordered) - 1, round(quantile * (len(ordered) - 1)))]
-
-
-def _play_out(state: Any, rng: random.Random) -> Any:
-    """Finish ``state`` in place by a fast rule every seat follows, with some noise.
-
-    Auctions: raise by one while the raise stays below the gap between what
-    the top house and the lowest house left on the table will sell for (the
-    expert's rule, on the values of :func:`_house_values`); pass otherwise.
-    Sales: play the house whose rank in one's hand matches the rank of this
-    round's best cheque among the cheques still to come (keep the best
-    houses for the richest rounds). Thousands of these per second are what
-    let a whole game be analysed in a worker process.
-    """
-    values = _house_values(state)
-    limits = [1.0 + NOISE * (2 * rng.random() - 1) for _ in range(state.n)]
-    while state.phase == "auction":
-        seat = state.turn
-        table = state.table
-        lowest = table[len(table) - state.n_active]  # the houses below it are taken
-        gap = values[table[-1]] - values[lowest]
-        if state.coins[seat] > state.high and state.high + 1 <= gap * limits[seat]:
-            state.push(seat, bid(state.high + 1))
-        else:
-            state.push(seat, PASS)
-    n = state.n
-    cheques = state.deal.cheques
-    while state.phase == "sale":
-        top = state.table[-1]
-        rest = sorted(cheques[state.round * n :])
-        if state.n_commits:  # a round under way: the seats yet to choose choose
-            for seat in state.seats_to_act():
-                state.push(seat, SELLS[_sale_rule(state.hands[seat], top, rest, rng)])
-        else:
-            state.push_sale([_sale_rule(hand, top, rest, rng) for hand in state.hands])
-    return state
-
-
-def action_chances(v: View, rng: random.Random, samples: int) -> list[tuple[Action, float]]:
-    """Each legal action of ``v.seat`` with its chance of winning, from the view only."""
-    seat = v.seat
-    if seat is None:
-        raise ValueError("a spectator has no decision to value")
-    legal = v.legal_actions()
-    totals = [0.0] * len(legal)
-    for _ in range(samples):
-        base = sample_state(v, rng)
-        seed = rng.getrandbits(64)
-        for i, action in enumerate(legal):
-            state = base.clone()
-            state.push(seat, action)
-            totals[i] += _share(_play_out(state, random.Random(seed)), seat)
-    return [(a, t / samples) for a, t in zip(legal, totals)]
-
-
-def position_chances(v: View, rng: random.Random, samples: int) -> list[float]:
-    """Each seat's chance of winning from ``v`` (a seat's view or the public one)."""
-    n = v.players
-    if v.is_over:
-        return [_share_of(v.winners(), s) for s in range(n)]
-    totals = [0.0] * n
-    for _ in range(samples):
-        state = _play_out(sample_state(v, rng), random.Random(rng.getrandbits(64)))
-        for s in range(n):
-            totals[s] += _share(state, s)
-    return [t / samples for t in totals]
-
-
-def _share_of(winners: Sequence[int], seat: int) -> float:
-    return 1.0 / len(winners) if seat in winners else 0.0
-
-
 # -- the analysis ----------------------------------------------------------------
 
 
@@ -283,7 +191,7 @@ def analyse(
     """Analyse a game: a ``forsale-record/1`` record (a dict) or a :class:`State` with its history.
 
     ``seat``: the seat (or seats) whose decisions are valued; ``None``, every
-    seat. ``budget``: sampled deals per evaluation. The record is refereed
+    seat. ``budget``: samples per evaluation (the estimator's ``samples=``). The record is refereed
     first (:class:`forsale.errors.RecordError` with the referee's message if
     it is malformed or illegal); an unfinished game is analysed up to where
     it stands. ``progress(done, total)`` is called after each evaluation.
@@ -291,7 +199,7 @@ def analyse(
     values each seat's decisions and the chart as separate jobs.
     """
     if type(budget) is not int or budget < 1:
-        raise ValueError(f"budget must be a whole number of sampled deals, at least 1, not {budget!r}")
+        raise ValueError(f"budget must be a whole number of samples, at least 1, not {budget!r}")
     record = _as_record(game)
     final = from_record(record)  # the referee: raises RecordError on anything illegal
     n = final.n
@@ -319,7 +227,7 @@ def analyse(
 
     def point(k: int) -> None:
         if chart:
-            chances.append(tuple(position_chances(spectator_view(state), _rng(seed, "chart", k), budget)))
+            chances.append(tuple(win_chances(spectator_view(state), _rng(seed, "chart", k), samples=budget)))
             tick()
 
     point(0)
@@ -327,7 +235,7 @@ def analyse(
     for index, found in work:
         move = moves[index]
         for s, action in found:
-            values = action_chances(view(state, s), _rng(seed, "move", index, s), budget)
+            values = action_values(view(state, s), _rng(seed, "move", index, s), samples=budget)
             decisions.append(Decision(index, s, state.phase, state.round, tuple(values), action))
             tick()
         _push(state, move)
@@ -347,35 +255,61 @@ def analyse(
 
 
 def hint(v: View, rng: random.Random, budget: int = HINT_BUDGET) -> dict[str, Any]:
-    """What the bot would do from ``v`` and why, in one line (and as data for a translated page).
+    """What ``hard`` would do from ``v`` and why: its move, a reason code with the numbers, and one English line.
 
-    The reason is the comparison the bot made: the chance of winning with
-    its move against the best other move.
+    The move is ``make_agent(f"hard:samples={budget}").act(v, ...)``, exactly
+    what ``hard`` plays from this view with this generator. Then every legal
+    action is valued (:func:`forsale.bots.search.action_values`, same
+    samples) and the move's win chance is set against the best other
+    action's. ``reason`` is one of:
+
+    - ``only``: the only legal move;
+    - ``pass_close``: a pass while the houses on the table (``low`` to
+      ``high``) are close in value, so the cheapest is as good;
+    - ``better``: the move has the highest win chance of them all;
+    - ``mixed``: a sale where ``hard`` plays a house other than the one that
+      looks best, on purpose (it mixes its sales so they cannot be read);
+    - ``close``: an auction move within the estimate's noise of a better-looking one.
+
+    Raises ``ValueError`` when ``v``'s seat has nothing to decide.
     """
-    values = action_chances(v, rng, budget)
-    if not values:
+    if v.seat is None or not v.legal_actions():
         raise ValueError("there is no decision to make now")
-    ranked = sorted(values, key=lambda pair: -pair[1])
-    best, chance = ranked[0]
-    out: dict[str, Any] = {"action": action_to_json(best), "chance": chance}
-    if len(ranked) == 1:
-        out["line"] = f"{best}: it is the only move"
+    seed = rng.getrandbits(64)
+    move = make_agent(f"hard:samples={budget}").act(v, random.Random(seed), None)
+    values = dict(action_values(v, random.Random(seed), samples=budget))
+    chance = values[move]
+    out: dict[str, Any] = {"action": action_to_json(move), "chance": chance}
+    others = [(a, c) for a, c in values.items() if a != move]
+    if not others:
+        out["reason"] = "only"
+        out["line"] = f"{move}: it is the only move"
         return out
-    other, other_chance = ranked[1]
+    other, other_chance = max(others, key=lambda pair: pair[1])
     out.update(alternative=action_to_json(other), alternative_chance=other_chance)
-    out["line"] = (
-        f"{best}: about {chance:.0%} to win, against {other_chance:.0%} for {other}"
-    )
+    numbers = f"about {chance:.0%} to win, against {other_chance:.0%} for {other}"
+    spread = v.table[-1] - v.table[0] if v.phase == "auction" else None
+    if move == PASS and spread is not None and spread <= CLOSE_SPREAD:
+        out.update(reason="pass_close", low=v.table[0], high=v.table[-1])
+        out["line"] = f"pass: the houses on the table ({v.table[0]} to {v.table[-1]}) are close in value ({numbers})"
+    elif chance >= other_chance:
+        out["reason"] = "better"
+        out["line"] = f"{move}: {numbers}"
+    elif isinstance(move, Sell):
+        out["reason"] = "mixed"
+        out["line"] = f"{move}: hard varies its sales so that they cannot be read ({numbers})"
+    else:
+        out["reason"] = "close"
+        out["line"] = f"{move}: as good as any within the estimate's noise ({numbers})"
     return out
 
 
 __all__ = [
+    "CLOSE_SPREAD",
     "DEFAULT_BUDGET",
     "HINT_BUDGET",
     "Analysis",
     "Decision",
-    "action_chances",
     "analyse",
     "hint",
-    "position_chances",
 ]

@@ -32,9 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "analyse",
         help="each decision of a game with every legal action's chance of winning, and the costliest moves",
         description=(
-            "Analyse a forsale-record/1 record: for each decision of a seat, the chance of winning the bot gives "
-            "every legal action (valued from that seat's view only), and the moves that cost the most, with "
-            "the better move. Exit 2 for a file that is not a legal record."
+            "Analyse a forsale-record/1 record: for each decision of a seat, the chance of winning the hard bot's "
+            "estimator gives every legal action (valued from that seat's view only), and the moves that cost the "
+            "most, with the better move. Exit 2 for a file that is not a legal record."
         ),
     )
     add_record_argument(p)
@@ -44,7 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=DEFAULT_BUDGET,
         metavar="B",
-        help=f"sampled deals per evaluation: more is surer and slower (default {DEFAULT_BUDGET})",
+        help=(
+            f"samples per evaluation (hard's estimator's samples=, not a time, so the analysis is the same on "
+            f"any machine): more is surer and slower (default {DEFAULT_BUDGET})"
+        ),
     )
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed: the same seed gives the same analysis")
     p.add_argument("--json", action="store_true", help="print the analysis as one JSON object")
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from ..record import from_record
 
     if args.budget < 1:
-        return _fail(f"--budget must be at least 1 sampled deal, not {args.budget}")
+        return _fail(f"--budget must be at least 1 sample, not {args.budget}")
     try:
         text = read_record_bytes(args.file)
     except OSError as error:
