@@ -42,17 +42,17 @@ HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 
 
 def server_load() -> ModuleType:
-    """``bench/server_load.py`` (its clients, its PostgreSQL and its percentiles), loaded once."""
-    import importlib.util
+    """``bench/server_load.py`` (its clients, its PostgreSQL and its percentiles), imported by its own name.
 
-    key = "bench_server_load"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, Path(__file__).with_name("server_load.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[key] = module
-        spec.loader.exec_module(module)
-    return sys.modules[key]
+    Its client processes are spawned, and find their code by module name: so
+    ``bench/`` goes on ``sys.path`` (which spawned children inherit).
+    """
+    import importlib
+
+    bench = str(Path(__file__).resolve().parent)
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module("server_load")
 
 
 def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
@@ -91,7 +91,9 @@ class Node:
         cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "warning"]
         cmd += ["--rest-rate", "100000", *self.extra]
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(cmd, env=checkout_env(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(
+                cmd, env=checkout_env(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT
+            )
         return self
 
     def healthy(self) -> bool:
@@ -166,7 +168,9 @@ class Balancer:
         if check.returncode != 0:
             raise RuntimeError(f"haproxy refused its configuration: {check.stderr}")
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config)], stdout=log, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(
+                ["haproxy", "-db", "-f", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+            )
         return self
 
     def status(self) -> dict[tuple[str, str], str]:
@@ -186,7 +190,9 @@ class Balancer:
     def wait_servers(self, names: set[str], state: str = "UP", timeout: float = 60) -> None:
         def ready() -> bool:
             status = self.status()
-            return bool(status) and all(status.get((b, n), "").startswith(state) for b in ("by_table", "any_node") for n in names)
+            return bool(status) and all(
+                status.get((b, n), "").startswith(state) for b in ("by_table", "any_node") for n in names
+            )
 
         wait_for(ready, timeout, f"haproxy sees {sorted(names)} {state}", every=0.1)
 
@@ -269,3 +275,132 @@ def cluster(db: str | None, nodes: int, lease_ttl: float, node_args: tuple[str, 
         c = Cluster(url, workdir, nodes, lease_ttl, node_args)
         stack.callback(c.stop)
         yield c.start()
+
+
+def load_run(nodes: int, args: argparse.Namespace) -> dict[str, Any]:
+    """``bench/server_load.py``'s clients through HAProxy in front of ``nodes`` nodes."""
+    with cluster(None, nodes, args.lease_ttl, ("--bot-delay", "0")) as c:
+        load = server_load()
+        ns = argparse.Namespace(
+            tables=args.tables, think=args.think, procs=args.procs, duration=args.duration,
+            stagger=args.stagger, seed=args.seed, plot=None, server_arg=[],
+        )  # fmt: skip
+        assert c.balancer.proc is not None
+        haproxy0 = load.cpu_seconds(c.balancer.proc.pid)
+        out = load.measure(c.balancer.base, c.balancer.ws, [n.proc.pid for n in c.nodes if n.proc], ns, "postgresql")
+        out["haproxy_cpu_s"] = round(load.cpu_seconds(c.balancer.proc.pid) - haproxy0, 2)
+        out["nodes"] = nodes
+        return out
+
+
+def failover(args: argparse.Namespace) -> dict[str, Any]:
+    """Bot tables on three nodes, one node killed: seconds until each of its tables has a new event elsewhere."""
+    with cluster(None, 3, args.lease_ttl, ("--bot-delay", str(args.bot_delay))) as c:
+        made = []
+        with httpx.Client(base_url=c.balancer.base, timeout=60) as http:
+            for _ in range(args.failover_tables):  # POST /api/tables is balanced round robin: spread over the nodes
+                created = http.post("/api/tables", json={"players": 4, "seats": ["random"] * 4, "private": True})
+                made.append(created.json()["table"]["id"])
+
+        def last_seqs() -> dict[str, int]:
+            rows = c.sql(
+                "SELECT game_id, max(seq) FROM forsale_events WHERE game_id = ANY(:ids) GROUP BY game_id", ids=made
+            )
+            return {g: s for g, s in rows}
+
+        wait_for(lambda: len(last_seqs()) == len(made), 120, "every bot table under way")
+        owners = c.owners()
+        victim = max(c.by_name, key=lambda name: sum(1 for t in made if owners.get(t, ("",))[0] == name))
+        theirs = [t for t in made if owners.get(t, ("",))[0] == victim]
+        c.by_name[victim].kill9()
+        killed = time.monotonic()
+        at_kill = last_seqs()  # read after the kill: nothing of the dead node's can be appended any more
+        moved: dict[str, float] = {}
+        while len(moved) < len(theirs) and time.monotonic() - killed < 120:
+            now = last_seqs()
+            for t in theirs:
+                if t not in moved and now.get(t, 0) > at_kill.get(t, 0):
+                    moved[t] = time.monotonic() - killed
+            time.sleep(0.02)
+        times = sorted(moved.values())
+        return {
+            "lease_ttl": args.lease_ttl,
+            "tables": len(made),
+            "tables_on_the_dead_node": len(theirs),
+            "moved": len(moved),
+            "first_moved_s": round(times[0], 2) if times else None,
+            "median_moved_s": round(times[len(times) // 2], 2) if times else None,
+            "all_moved_s": round(times[-1], 2) if len(times) == len(theirs) else None,
+            "times_s": [round(t, 3) for t in times],
+        }
+
+
+def plot(runs: list[dict[str, Any]], moved: dict[str, Any], path: str) -> None:
+    """Throughput, latency and CPU per action by node count; the dead node's tables moving again over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    labels = [f"{r['nodes']} node{'s' if r['nodes'] > 1 else ''}" for r in runs]
+    axes[0].bar(labels, [r["actions_per_s"] for r in runs], color="#4c72b0")
+    axes[0].set_title("actions / s (through HAProxy)")
+    width = 0.35
+    xs = range(len(runs))
+    axes[1].bar([x - width / 2 for x in xs], [r["p50_ms"] for r in runs], width, label="p50")
+    axes[1].bar([x + width / 2 for x in xs], [r["p99_ms"] for r in runs], width, label="p99")
+    axes[1].set_xticks(list(xs), labels)
+    axes[1].set_title("ack latency (ms)")
+    axes[1].legend()
+    times = moved["times_s"]
+    axes[2].step([0, *times], [0, *range(1, len(times) + 1)], where="post")
+    axes[2].axvline(moved["lease_ttl"], color="red", linewidth=0.8, label=f"lease {moved['lease_ttl']:g} s")
+    axes[2].set_xlabel("seconds since kill -9")
+    axes[2].set_title(f"the dead node's {moved['tables_on_the_dead_node']} tables moving again")
+    axes[2].legend()
+    fig.suptitle(
+        "cluster on one 2-core machine: "
+        + ", ".join(f"{lab}: {r['server_cpu_ms_per_action']} ms CPU/action" for lab, r in zip(labels, runs)),
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", default="1,3", help="node counts to measure, comma-separated (default 1,3)")
+    parser.add_argument("--tables", type=int, default=60, help="concurrent tables of four clients (default 60)")
+    parser.add_argument("--think", type=float, default=0.0, help="mean pause before each decision (default 0)")
+    parser.add_argument("--procs", type=int, default=1, help="client processes (default 1)")
+    parser.add_argument("--duration", type=float, default=20.0, help="measurement window, seconds (default 20)")
+    parser.add_argument("--stagger", type=float, default=3.0, help="tables start over this many seconds (default 3)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--lease-ttl", type=float, default=5.0, help="the nodes' --lease-ttl (default 5)")
+    parser.add_argument("--failover-tables", type=int, default=30, help="bot tables for the failover (default 30)")
+    parser.add_argument("--bot-delay", type=float, default=0.3, help="the failover bots' delay (default 0.3 s)")
+    parser.add_argument("--plot", help="save the figures to this image file (PNG)")
+    args = parser.parse_args()
+    runs = [load_run(int(n), args) for n in args.nodes.split(",")]
+    moved = failover(args)
+    for r in runs:
+        print(json.dumps(r))
+    print(json.dumps({"failover": moved}))
+    for r in runs:
+        print(
+            f"cluster_load nodes={r['nodes']} tables={r['tables']} think={r['think']}s: {r['actions_per_s']} actions/s, "
+            f"p50 {r['p50_ms']} ms, p99 {r['p99_ms']} ms, nodes' CPU {r['server_cpu_ms_per_action']} ms/action, "
+            f"haproxy {r['haproxy_cpu_s']} s CPU"
+        )
+    print(
+        f"failover: lease {moved['lease_ttl']:g} s, {moved['tables_on_the_dead_node']} tables on the killed node, "
+        f"first moving again after {moved['first_moved_s']} s, median {moved['median_moved_s']} s, "
+        f"all {moved['all_moved_s']} s"
+    )
+    if args.plot:
+        plot(runs, moved, args.plot)
+
+
+if __name__ == "__main__":
+    main()

@@ -315,7 +315,7 @@ def percentile(sorted_values: list[float], q: float) -> float:
 
 
 def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
-    tables, think, procs = args.tables, args.think, args.procs
+    """Start ``forsale serve`` on ``db`` and :func:`measure` it."""
     port = free_port()
     # What python runs instead of "-m forsale", e.g. a script that wraps forsale.cli.main with a
     # gc.callbacks logger (how the GC pauses in the README were found).
@@ -344,61 +344,67 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
             time.sleep(0.1)
         else:
             raise SystemExit(f"the server did not start: {server.stderr.read().decode() if server.stderr else ''}")
-        stagger = args.stagger if args.stagger is not None else max(5.0, 60.0 * think)
-        pipes = start_clients(procs, http_base, ws_base, think)
-        t0 = time.time()  # every client is ready: the stagger, then the window, are timed from now
-        window = (t0 + stagger, t0 + stagger + args.duration)
-        rng = random.Random(args.seed)
-        starts = [t0 + rng.uniform(0, stagger) for _ in range(tables)]
-        for i, pipe in enumerate(pipes):
-            pipe.send((window, starts[i::procs], args.seed + i))
-        with progress(window[1] - time.time()) as tick:
-            while time.time() < window[0]:
-                time.sleep(min(0.5, max(0.0, window[0] - time.time())))
-                tick()
-            server_cpu0 = cpu_seconds(server.pid)
-            while time.time() < window[1]:
-                time.sleep(min(0.5, max(0.0, window[1] - time.time())))
-                tick()
-            server_cpu = cpu_seconds(server.pid) - server_cpu0
-        results = client_results(pipes)
-        acks = [a for r in results for a in r["acks"]]
-        inside = sorted(latency for at, latency in acks if window[0] <= at < window[1])
-        if not inside:
-            raise SystemExit("no action was acknowledged inside the measurement window")
-        games = [g for r in results for g in r["games"]]
-        with httpx.Client(base_url=http_base, timeout=60) as http:
-            missing = [g for g in games if http.get(f"/api/tables/{g}").json()["table"]["status"] != "over"]
-        assert not missing, f"{len(missing)} games the clients finished are not over on the server"
-        out = {
-            "db": label,
-            "server_args": args.server_arg,
-            "tables": tables,
-            "think": think,
-            "duration": args.duration,
-            "stagger": stagger,
-            "actions": len(inside),
-            "actions_per_s": round(len(inside) / args.duration, 1),
-            "p50_ms": round(1000 * percentile(inside, 0.5), 2),
-            "p99_ms": round(1000 * percentile(inside, 0.99), 2),
-            "max_ms": round(1000 * inside[-1], 2),
-            "mean_ms": round(1000 * statistics.fmean(inside), 2),
-            "server_cpu_s": round(server_cpu, 2),
-            "server_cpu_ms_per_action": round(1000 * server_cpu / len(inside), 3),
-            "client_cpu_s": round(sum(r["cpu"] for r in results), 2),
-            "client_peak_rss_mb": max(r["rss_mb"] for r in results),
-            "games_finished": len(games),
-            "games_abandoned_at_the_end": sum(r["abandoned"] for r in results),
-            "load_average": os.getloadavg()[0],
-        }
-        if args.plot:
-            plot(acks, window, out, args.plot)
-        return out
+        return measure(http_base, ws_base, [server.pid], args, label)
     finally:
         server.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
             server.wait(15)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namespace, label: str) -> dict[str, Any]:
+    """Play the load against a running server (or a cluster's load balancer); ``pids``: whose CPU to count."""
+    tables, think, procs = args.tables, args.think, args.procs
+    stagger = args.stagger if args.stagger is not None else max(5.0, 60.0 * think)
+    pipes = start_clients(procs, http_base, ws_base, think)
+    t0 = time.time()  # every client is ready: the stagger, then the window, are timed from now
+    window = (t0 + stagger, t0 + stagger + args.duration)
+    rng = random.Random(args.seed)
+    starts = [t0 + rng.uniform(0, stagger) for _ in range(tables)]
+    for i, pipe in enumerate(pipes):
+        pipe.send((window, starts[i::procs], args.seed + i))
+    with progress(window[1] - time.time()) as tick:
+        while time.time() < window[0]:
+            time.sleep(min(0.5, max(0.0, window[0] - time.time())))
+            tick()
+        server_cpu0 = sum(cpu_seconds(pid) for pid in pids)
+        while time.time() < window[1]:
+            time.sleep(min(0.5, max(0.0, window[1] - time.time())))
+            tick()
+        server_cpu = sum(cpu_seconds(pid) for pid in pids) - server_cpu0
+    results = client_results(pipes)
+    acks = [a for r in results for a in r["acks"]]
+    inside = sorted(latency for at, latency in acks if window[0] <= at < window[1])
+    if not inside:
+        raise SystemExit("no action was acknowledged inside the measurement window")
+    games = [g for r in results for g in r["games"]]
+    with httpx.Client(base_url=http_base, timeout=60) as http:
+        missing = [g for g in games if http.get(f"/api/tables/{g}").json()["table"]["status"] != "over"]
+    assert not missing, f"{len(missing)} games the clients finished are not over on the server"
+    out = {
+        "db": label,
+        "server_args": args.server_arg,
+        "tables": tables,
+        "think": think,
+        "duration": args.duration,
+        "stagger": stagger,
+        "actions": len(inside),
+        "actions_per_s": round(len(inside) / args.duration, 1),
+        "p50_ms": round(1000 * percentile(inside, 0.5), 2),
+        "p99_ms": round(1000 * percentile(inside, 0.99), 2),
+        "max_ms": round(1000 * inside[-1], 2),
+        "mean_ms": round(1000 * statistics.fmean(inside), 2),
+        "server_cpu_s": round(server_cpu, 2),
+        "server_cpu_ms_per_action": round(1000 * server_cpu / len(inside), 3),
+        "client_cpu_s": round(sum(r["cpu"] for r in results), 2),
+        "client_peak_rss_mb": max(r["rss_mb"] for r in results),
+        "games_finished": len(games),
+        "games_abandoned_at_the_end": sum(r["abandoned"] for r in results),
+        "load_average": os.getloadavg()[0],
+    }
+    if args.plot:
+        plot(acks, window, out, args.plot)
+    return out
 
 
 @contextlib.contextmanager

@@ -17,15 +17,17 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from ..server.conftest import postgres_url  # the fixture: one PostgreSQL for the whole run
+from ..server import conftest as server_fixtures
 from ..server.wire import bench_module
+
+postgres_url = server_fixtures.postgres_url  # the fixture: the server tests' PostgreSQL, started once
 
 LEASE_TTL = 2.5
 """Seconds: short, so that a dead node's tables move within a few seconds; a heartbeat every third of it."""
 
 
 @pytest.fixture(scope="module")
-def cluster_db(postgres_url: str) -> str:  # noqa: F811
+def cluster_db(postgres_url: str) -> str:
     """A new, empty database on the test PostgreSQL, for one test module."""
     name = f"forsale_cluster_{secrets.token_hex(4)}"
     engine = create_engine(postgres_url.replace("postgresql://", "postgresql+psycopg://"), isolation_level="AUTOCOMMIT")

@@ -168,7 +168,9 @@ class Games(threading.Thread):
     def __init__(self, ws_base: str, games: list[tuple[str, list[int], list[str]]], think: float = 0.05) -> None:
         super().__init__(daemon=True)
         self.players = {
-            table: [Player(ws_base, table, seat, token, hash((table, seat)), think) for seat, token in zip(seats, tokens)]
+            table: [
+                Player(ws_base, table, seat, token, hash((table, seat)), think) for seat, token in zip(seats, tokens)
+            ]
             for table, seats, tokens in games
         }
         self.error: BaseException | None = None

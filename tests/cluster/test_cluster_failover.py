@@ -111,7 +111,7 @@ def test_a_paused_node_that_comes_back_cannot_corrupt_the_tables_taken_from_it(c
         stale.signal(signal.SIGSTOP)
         try:
             taken = wait_for(
-                lambda: (cluster.owners().get(table, (owner, epoch))[0] != owner), 10 * LEASE_TTL + 30, "taken over"
+                lambda: cluster.owners().get(table, (owner, epoch))[0] != owner, 10 * LEASE_TTL + 30, "taken over"
             )
             assert taken
             moved_at = len(cluster.events(table))

@@ -86,9 +86,9 @@ _BEAT = text(
     """
 )
 _LIVE_NODES = text(f"SELECT name, owner, tables, online FROM forsale_nodes WHERE heartbeat_at > {NOW} - :within")
-_OWNERS = text("SELECT game_id, node FROM forsale_leases WHERE expires_at > " + NOW + " AND game_id IN :ids").bindparams(
-    bindparam("ids", expanding=True)
-)
+_OWNERS = text(
+    "SELECT game_id, node FROM forsale_leases WHERE expires_at > " + NOW + " AND game_id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
 
 
 def incarnation(node: str) -> str:
