@@ -179,6 +179,18 @@ export function hintsSwitch(tableId, creatorToken, allowed, changed) {
   return h("section.panel.hints-setting", null, h("label.toggle", { for: "hints-allowed" }, box, t("settings.hints")));
 }
 
+const HINT_KEYS = { only: "hint.only", pass_close: "hint.passClose", better: "hint.line", mixed: "hint.mixed", close: "hint.close" };
+
+/**
+ * A hint (forsale.bots.analysis.hint: hard's move, a reason code and the numbers behind it) in one line
+ * of the page's language: the server's English `line` is never shown.
+ */
+export function hintLine(hint) {
+  const params = { action: actionText(hint.action), chance: percent(hint.chance), low: hint.low, high: hint.high };
+  if (hint.alternative) Object.assign(params, { other: actionText(hint.alternative), otherChance: percent(hint.alternative_chance) });
+  return t(HINT_KEYS[hint.reason] || "hint.line", params);
+}
+
 let lastHint = null; // the table redraws often: one button per table and seat, its answer kept
 
 /** The Hint button of a seat with a decision to make, at a table that allows hints. */
@@ -201,9 +213,8 @@ export function hintButton(tableId, token) {
       } else {
         const hint = data.hint;
         out.dataset.action = JSON.stringify(hint.action);
-        out.textContent = hint.alternative
-          ? t("hint.line", { action: actionText(hint.action), chance: percent(hint.chance), other: actionText(hint.alternative), otherChance: percent(hint.alternative_chance) })
-          : t("hint.only", { action: actionText(hint.action) });
+        out.dataset.reason = hint.reason;
+        out.textContent = hintLine(hint);
       }
     } finally {
       button.disabled = false;

@@ -87,6 +87,7 @@ export function showLobby(ctx) {
   strength.addEventListener("change", () => (strengthPicked = true));
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
+  const hints = h("input", { type: "checkbox", id: "solo-hints", checked: prefs.hints === true }); // off by default
   const soloRated = ratedToggle("solo-rated"); // signed-in players only
   const soloErr = h("div.error-box", { role: "alert" });
   const rules = rulesPicker("solo", players, ruleDefaults, prefs.soloRules || { preset: prefs.rules });
@@ -105,12 +106,13 @@ export function showLobby(ctx) {
           bot: strength.value,
           rules: rules.spec(),
           memory_aid: memory.checked,
+          hints: hints.checked,
           rated: soloRated.value(),
           time_limit: clock.value ? Number(clock.value) : null,
           player_name: name.value.trim() || undefined,
         };
         savePlayerName(name.value.trim());
-        savePrefs({ players: n, bot: strength.value, soloRules: rules.state(), clock: clock.value, memory: memory.checked });
+        savePrefs({ players: n, bot: strength.value, soloRules: rules.state(), clock: clock.value, memory: memory.checked, hints: hints.checked });
         try {
           const res = await api.solo(body);
           seats.put(res.table.id, { token: res.token, seat: res.seat, name: name.value.trim(), creator: res.creator_token });
@@ -137,6 +139,7 @@ export function showLobby(ctx) {
     h("div.row", null, rules.label, h("label", { for: "solo-clock" }, t("lobby.clock"), clock)),
     rules.fieldset,
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
+    h("label.check", { for: "solo-hints" }, hints, t("lobby.hints")),
     soloRated.label,
     h("div.row", null, playBtn, tutorialButton(ctx, () => name.value.trim())),
     soloErr,
@@ -147,6 +150,7 @@ export function showLobby(ctx) {
   const fRules = rulesPicker("friends", fPlayers, ruleDefaults, prefs.friendsRules || { preset: prefs.rules });
   const fClock = select("friends-clock", friendsClockOptions(), prefs.fclock || "60");
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
+  const fHints = h("input", { type: "checkbox", id: "friends-hints", checked: prefs.fhints === true }); // off by default
   const fPrivate = h("input", { type: "checkbox", id: "friends-private", checked: !!prefs.fprivate });
   const friendsRated = ratedToggle("friends-rated");
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
@@ -185,7 +189,7 @@ export function showLobby(ctx) {
           if (v === "me") join = true;
           specs.push(v === "me" || v === "human" ? null : v);
         }
-        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked, fprivate: fPrivate.checked });
+        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked, fhints: fHints.checked, fprivate: fPrivate.checked });
         try {
           const res = await api.create({
             name: fName.value.trim() || undefined,
@@ -194,6 +198,7 @@ export function showLobby(ctx) {
             seats: specs,
             ...clockFields(fClock.value),
             memory_aid: fMemory.checked,
+            hints: fHints.checked,
             invite_only: fPrivate.checked,
             rated: friendsRated.value(),
             join,
@@ -217,6 +222,7 @@ export function showLobby(ctx) {
     seatList,
     h("div.row", null, h("label", { for: "friends-clock" }, t("lobby.clock"), fClock)),
     h("label.check", { for: "friends-memory" }, fMemory, t("lobby.memoryFriends")),
+    h("label.check", { for: "friends-hints" }, fHints, t("lobby.hintsFriends")),
     h("label.check", { for: "friends-private" }, fPrivate, t("lobby.private")),
     friendsRated.label,
     h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, t("lobby.create"))),
