@@ -36,7 +36,9 @@ def test_the_model_leaf_sees_what_the_seat_sees_at_the_first_sale_round() -> Non
     leaf = ModelLeaf(model)
     for seat in range(4):
         expected = model.predict(valuemodel.features(view(state, seat)))[0]
-        assert leaf(state, state.coins, state.hands, seat) == pytest.approx(float(expected), abs=1e-6)
+        other = ([c + 1 for c in state.coins], state.hands)
+        got = leaf(state, [(state.coins, state.hands), other], seat)
+        assert got[0] == pytest.approx(float(expected), abs=1e-6) and len(got) == 2
 
 
 def test_hard_with_a_model_leaf_plays_legally_and_reproducibly() -> None:

@@ -256,8 +256,7 @@ class HardAgent(SearchAgent):
         leaf = self._leaf(state.n)
         if leaf is None or state.phase != "auction" or self.sale_rollouts:
             return super()._rollout(state, me, posts, bidders, rng, plan)
-        coins, hands = play_auctions(state, bidders, plan)
-        return leaf(state, coins, hands, me)
+        return leaf(state, [play_auctions(state, bidders, plan)], me)[0]
 
     def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
         if not (self.sampled_bidders and self.model_bidders):
@@ -269,15 +268,21 @@ class HardAgent(SearchAgent):
         limits = sorted({high} | {min(coins, high + k) for k in self.steps})
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidder_posts = bidder_posteriors(view)
+        leaf = None if self.sale_rollouts else self._leaf(view.players)
         totals = [0.0] * len(limits)
         samples = 0
         while self._more(samples, deadline):
             state = sample_state(view, rng)
             bidders = sample_bidders(bidder_posts, rng)
             bidders[seat] = (self.alpha, 0.0)
-            seed = rng.getrandbits(64)
-            for i, limit in enumerate(limits):
-                totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
+            if leaf is not None:  # every plan's outcome valued in one call (one batch for a model)
+                outcomes = [play_auctions(state, bidders, (seat, limit)) for limit in limits]
+                for i, value in enumerate(leaf(state, outcomes, seat)):
+                    totals[i] += value
+            else:
+                seed = rng.getrandbits(64)
+                for i, limit in enumerate(limits):
+                    totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
         self.samples_drawn = samples
         best = limits[max(range(len(limits)), key=lambda i: totals[i])]
