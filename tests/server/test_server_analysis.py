@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
-from forsale.bots.analysis import analyse
+from forsale.bots.analysis import HINT_BUDGET, analyse, hint
 from forsale.server.app import create_app
 from forsale.server.storage import normalize_url
 
 pytestmark = pytest.mark.timeout(240)
 
 BUDGET = 2
+REASONS = {"only", "pass_close", "better", "mixed", "close"}
 
 
 def until(condition: Any, timeout: float = 90.0, step: float = 0.05) -> Any:
@@ -128,9 +131,14 @@ def test_a_hint_is_refused_unless_the_creator_allows_hints(client):
     answer = client.post(f"/api/tables/{table_id}/hint", json={"token": token})
     assert answer.status_code == 200, answer.text
     out = answer.json()
-    assert out["seat"] == 0 and "to win" in out["hint"]["line"]
+    assert out["seat"] == 0 and "to win" in out["hint"]["line"] and out["hint"]["reason"] in REASONS
     legal = client.get(f"/api/tables/{table_id}/view", params={"token": token}).json()["view"]["legal"]
     assert out["hint"]["action"] in legal
+    # hard's own move from this seat's view, with the seed the server derives from the table, position and seat
+    table = client.app.state.lobby.tables[table_id]
+    assert table.seq == out["seq"]
+    seed = zlib.crc32(f"{table_id}:{out['seq']}:0".encode())
+    assert out["hint"] == hint(table.snapshots.view_of(0), random.Random(seed), HINT_BUDGET)
 
 
 def test_hints_are_rate_limited_per_seat_and_only_for_a_seat_with_a_decision(client):

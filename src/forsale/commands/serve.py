@@ -57,8 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--analysis-budget",
         type=int,
         default=DEFAULT_ANALYSIS_BUDGET,
-        metavar="DEALS",
-        help=f"sampled deals per evaluation of the post-game analysis (default {DEFAULT_ANALYSIS_BUDGET}; "
+        metavar="SAMPLES",
+        help=f"samples per evaluation of the post-game analysis, hard's estimator (default {DEFAULT_ANALYSIS_BUDGET}; "
         "forsale analyse --budget gives the same numbers)",
     )
     p.add_argument(

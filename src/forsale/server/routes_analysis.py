@@ -13,10 +13,13 @@ decisions are shown only to that seat, known by its token or its
 signed-in account.
 
 **Hints.** At a table whose creator allowed them (the ``hints`` setting,
-off by default, like the memory aid), a seat asks what the bot would do
-now: one small evaluation (:data:`forsale.bots.analysis.HINT_BUDGET`) in
-a worker, from that seat's view only, answered as the move and a one-line
-reason. One at a time per seat, and the next not before :data:`HINT_COOLDOWN`
+off by default, like the memory aid), a seat asks what ``hard`` would do
+now: :func:`forsale.bots.analysis.hint` in a worker, from that seat's view
+only, with :data:`~forsale.bots.analysis.HINT_BUDGET` samples and a seed
+fixed by the table, the position and the seat (so asking again at the same
+position gives the same answer), answered as ``hard``'s move, a reason code
+with its numbers (which the page words in the player's language) and an
+English line for other clients. One at a time per seat, and the next not before :data:`HINT_COOLDOWN`
 seconds after the last answer.
 """
 
@@ -55,7 +58,7 @@ HINT_COOLDOWN = 3.0
 
 
 def analysis_budget(request: Request) -> int:
-    """Sampled deals per evaluation on this server (``forsale serve --analysis-budget``)."""
+    """Samples per evaluation of ``hard``'s estimator on this server (``forsale serve --analysis-budget``)."""
     return int(getattr(request.app.state, "analysis_budget", DEFAULT_BUDGET))
 
 
@@ -187,7 +190,7 @@ def _last_hints(request: Request) -> dict[tuple[str, int], float]:
     openapi_extra=body(TokenBody, required=True),
 )
 async def hint(request: Request, table_id: str) -> dict[str, Any]:
-    """What the bot would do now for the seat ``token`` holds, and why, in one line (if the table allows hints)."""
+    """What ``hard`` would do now for the seat ``token`` holds, and why (if the table allows hints)."""
     account = await accounts_of(request).current(request, changing=True)
     message = await body_of(request, TokenBody)
     table = await table_of(request, table_id)
