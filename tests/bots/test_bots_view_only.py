@@ -39,13 +39,23 @@ def test_bot_modules_do_not_import_the_state_or_introspection(path: Path) -> Non
     assert "_getframe" not in path.read_text()
 
 
+def _registers(path: Path) -> bool:
+    """Whether the module imports ``register`` from ``forsale.bots.registry`` (so it registers bots)."""
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and node.module in ("registry", "forsale.bots.registry")
+        and any(alias.name == "register" for alias in node.names)
+        for node in ast.walk(ast.parse(path.read_text()))
+    )
+
+
 def test_every_bot_module_is_registered() -> None:
     """A bot module missing from ``_BOT_MODULES`` would silently not exist for the front ends.
 
-    A bot module is one that registers a bot (``@register(``); the pieces bots are built from
-    (valuation, rollout rules, opponent models) register none and need not be imported up front.
+    A bot module is one that imports ``register`` from the registry; the pieces bots are built from
+    (valuation, rollout rules, opponent models) register nothing and need not be imported up front.
     """
-    modules = {f"forsale.bots.{p.stem}" for p in BOTS_DIR.glob("*.py") if "@register(" in p.read_text()}
+    modules = {f"forsale.bots.{p.stem}" for p in BOTS_DIR.glob("*.py") if p.stem != "__init__" and _registers(p)}
     assert modules == set(_BOT_MODULES)
 
 
