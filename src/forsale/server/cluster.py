@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Connection, create_engine, event, select, text
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import OperationalError
 
 from . import leases
 from .botrunner import BotRunner
@@ -241,7 +242,11 @@ class ClusterLobby(Lobby):
                     return None
                 if state == "over":
                     return await super().get(table_id)  # read-only: a finished game needs no lease
-                epoch = await self._db(lambda conn: leases.take(conn, table_id, self.owner, self.node, ttl))
+                try:
+                    epoch = await self._db(lambda conn: leases.take(conn, table_id, self.owner, self.node, ttl))
+                except OperationalError as error:  # its row stayed locked past lock_timeout: try again
+                    log.warning("cluster node %s: taking table %s: %s", self.node, table_id, error)
+                    epoch = None
                 if epoch is not None:
                     return await self._adopt(table_id, epoch)
                 if not wait or time.monotonic() > deadline:

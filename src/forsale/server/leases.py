@@ -10,15 +10,18 @@ transaction, so PostgreSQL's row locks do the distributed work:
 - :func:`take` is an ``INSERT ... ON CONFLICT DO UPDATE ... WHERE expired``:
   two nodes taking the same table at once both reach the row, one waits for
   the other's lock, then finds the lease live again and gets nothing back.
-  Exactly one succeeds.
+  Exactly one succeeds. It first locks the row ``FOR UPDATE``, so it waits
+  for the owner's append in flight, if any, to commit.
 - :func:`renew` extends every unexpired lease of an owner and says which
   it still holds; one that expired in the meantime is *not* renewed (another
   node may have seen it expire), so a node that was paused longer than the
   lease learns that it lost its tables.
 - The event log's append checks ``(owner, epoch)`` in its own transaction
-  (:func:`forsale.server.storage.check_fences`), reading the row ``FOR
+  (:func:`forsale.server.storage.check_fences`), reading the row ``FOR KEY
   SHARE``; so a node whose lease was taken cannot append, even if it has
-  not noticed yet, and :func:`take` waits for an append in flight to commit.
+  not noticed yet. :func:`renew` takes no lock that conflicts with that one:
+  an owner's heartbeat never waits for its own appends (nor deadlocks with
+  them), however busy it is.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ _TAKE = text(
     RETURNING epoch
     """
 )
+_LOCK = text("SELECT game_id FROM forsale_leases WHERE game_id = :game_id FOR UPDATE")
 _RENEW = text(
     f"""
     UPDATE forsale_leases SET expires_at = {NOW} + :ttl
@@ -98,6 +102,7 @@ def incarnation(node: str) -> str:
 
 def take(conn: Connection, game_id: str, owner: str, node: str, ttl: float) -> int | None:
     """Take ``game_id``'s lease if it is free or expired: its new epoch, or None if another node holds it."""
+    conn.execute(_LOCK, {"game_id": game_id})  # waits for a fenced append in flight (FOR KEY SHARE) to end
     row = conn.execute(_TAKE, {"game_id": game_id, "owner": owner, "node": node, "ttl": ttl}).first()
     return None if row is None else int(row[0])
 

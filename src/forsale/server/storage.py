@@ -233,9 +233,11 @@ def db_now(conn: Connection) -> Any:
 def check_fences(conn: Connection, fenced: list[tuple[str, Fence]]) -> None:
     """Raise :class:`LeaseLost` unless every ``(game_id, (owner, epoch))`` lease is live, in this transaction.
 
-    The rows are read ``FOR SHARE``: a node taking one of these leases waits
+    The rows are read ``FOR KEY SHARE``: a node taking one of these leases
+    (:func:`forsale.server.leases.take` locks the row ``FOR UPDATE``) waits
     for this transaction to end, so it reads every event committed here when
-    it loads the table, and no write can slip in after it took the lease.
+    it loads the table, and no write can slip in after it took the lease. The
+    owner's own renewals (a plain ``UPDATE``) do not wait for it, nor it for them.
     """
     if not fenced:
         return
@@ -243,7 +245,7 @@ def check_fences(conn: Connection, fenced: list[tuple[str, Fence]]) -> None:
     rows = conn.execute(
         select(leases.c.game_id, leases.c.owner, leases.c.epoch)
         .where(leases.c.game_id.in_(list(wanted)), leases.c.expires_at > db_now(conn))
-        .with_for_update(read=True)
+        .with_for_update(read=True, key_share=True)
     ).all()
     live = {(g, (o, e)) for g, o, e in rows}
     lost = [g for g, fence in wanted.items() if (g, fence) not in live]
