@@ -34,12 +34,14 @@ def audit(page: Page, where: str) -> list[str]:
     return lines
 
 
-def start_solo(page: Page, players: int = 4) -> None:
+def start_solo(page: Page, players: int = 4, hints: bool = False) -> None:
     page.goto("/")
     page.wait_for_selector("#play-solo")
     page.fill("#solo-name", "Ann")
     page.select_option("#solo-players", str(players))
     page.select_option("#solo-bot", "random")
+    if hints:
+        page.check("#solo-hints")
     page.click("#play-solo")
     page.wait_for_selector(".game[data-phase=auction]")
 
@@ -51,10 +53,13 @@ def test_every_screen_passes_the_axe_audit(new_page: Callable[..., Page], player
     page.goto("/")
     page.wait_for_selector("#play-solo")
     found += audit(page, "lobby")
-    start_solo(page)
+    start_solo(page, hints=True)
     me = player(page)
     assert me.wait_turn() == "auction"
     found += audit(page, "table, auction")
+    page.click("#hint")
+    page.wait_for_selector("#hint-line[data-reason]")
+    found += audit(page, "table, auction, a hint shown")
     audited_sale = False
     while True:
         phase = me.wait_turn()
@@ -66,10 +71,13 @@ def test_every_screen_passes_the_axe_audit(new_page: Callable[..., Page], player
         me.act(phase)
     page.wait_for_selector("#end")
     reveal_settled(page)
-    found += audit(page, "game over")
+    page.wait_for_selector("#analysis[data-ready=true]")
+    page.click("#analysis .chart-data summary")  # the chart's numbers as a table, open
+    found += audit(page, "game over, with the analysis")
     page.click("#replay-link")
     page.wait_for_selector("#replay-stage .results")
-    found += audit(page, "replay viewer")
+    page.wait_for_selector("#analysis[data-ready=true]")
+    found += audit(page, "replay viewer, with the analysis")
     assert not found, "\n".join(found)
 
 

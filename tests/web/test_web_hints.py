@@ -1,10 +1,16 @@
-"""Hints in the browser: the Hint button appears only at a table whose creator allows hints, and answers."""
+"""Hints in the browser: off by default, allowed from the lobby form or by the creator's switch, and worded in the
+page's language from the server's reason code (hard's move and why)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
+
+CATALOGUES = Path(__file__).parents[2] / "src" / "forsale" / "web" / "static" / "i18n"
+REASON_KEYS = {"only": "hint.only", "pass_close": "hint.passClose", "better": "hint.line", "mixed": "hint.mixed",
+               "close": "hint.close"}  # fmt: skip
 
 
 @pytest.fixture
@@ -14,25 +20,44 @@ def server(serve_process, tmp_path):
     s.stop()
 
 
-def test_the_hint_button_only_where_the_creator_allows_hints(server, new_page, player):
-    page = new_page()
-    page.goto(server.base + "/")
+def catalogue(lang: str) -> dict[str, str]:
+    return json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def start(page, base: str, hints: bool | None = None) -> None:
+    page.goto(base + "/")
     page.fill("#solo-name", "Ann")
     page.select_option("#solo-players", "3")
     page.select_option("#solo-bot", "random")
+    assert not page.is_checked("#solo-hints")  # off by default
+    if hints:
+        page.check("#solo-hints")
     page.click("#play-solo")
     page.wait_for_selector(".game[data-phase=auction]")
+
+
+def ask(page) -> dict:
+    """Click Hint; the server's answer (hard's move, the reason code and its numbers)."""
+    with page.expect_response(lambda r: r.url.endswith("/hint") and r.request.method == "POST") as answer:
+        page.click("#hint")
+    assert answer.value.ok, answer.value.text()
+    page.wait_for_function("() => document.querySelector('#hint-line')?.dataset.reason")
+    return answer.value.json()["hint"]
+
+
+def test_the_hint_button_only_where_the_creator_allows_hints(server, new_page, player):
+    page = new_page()
+    start(page, server.base)
     me = player(page)
     me.wait_turn()
     assert page.locator("#hint").count() == 0  # off by default
 
     page.click("#hints-allowed")  # the creator (this page) allows them
     page.wait_for_selector("#hint")
-    page.click("#hint")
-    page.wait_for_function("() => document.querySelector('#hint-line')?.dataset.action")
-    action = json.loads(page.get_attribute("#hint-line", "data-action"))
-    assert set(action) <= {"pass", "bid", "sell"}
-    assert "The bot would" in page.locator("#hint-line").inner_text()
+    hint = ask(page)
+    assert json.loads(page.get_attribute("#hint-line", "data-action")) == hint["action"]
+    assert page.get_attribute("#hint-line", "data-reason") == hint["reason"]
+    assert page.locator("#hint-line").inner_text().startswith("The hard bot would")
 
     page.click("#hints-allowed")  # and forbids them again
     page.wait_for_selector("#hint", state="detached")
@@ -42,3 +67,19 @@ def test_the_hint_button_only_where_the_creator_allows_hints(server, new_page, p
     spectator.goto(f"{server.base}/#/watch/{table_id}")
     spectator.wait_for_selector(".game")
     assert spectator.locator("#hint, #hints-allowed").count() == 0
+
+
+def test_the_lobby_checkbox_allows_hints_and_the_line_is_in_the_pages_language(server, new_page, player):
+    page = new_page(locale="fr-FR")
+    start(page, server.base, hints=True)
+    player(page).wait_turn()
+    page.wait_for_selector("#hint")  # allowed at creation: no switch needed
+    hint = ask(page)
+    fr = catalogue("fr")
+    text = page.locator("#hint-line").inner_text()
+    template = fr[REASON_KEYS[hint["reason"]]]
+    assert text.startswith(template.split("{")[0]) and fr["hint.line"] != catalogue("en")["hint.line"]
+    assert str(round(hint["chance"] * 100)) in text  # the numbers behind the reason
+    if "alternative_chance" in hint:
+        assert str(round(hint["alternative_chance"] * 100)) in text
+    assert "hard bot" not in text and hint["line"] not in text  # never the server's English line
