@@ -43,7 +43,7 @@ def main() -> None:
             shares = load(players).shares(view(from_record(partial), seat))
             cases.append({"record": partial, "seat": seat, "shares": [round(s, 7) for s in shares]})
     out = Path(__file__).parent / "value-pinned.json"
-    out.write_text(json.dumps(cases, indent=1) + "\n")
+    out.write_text("[\n" + ",\n".join(json.dumps(case) for case in cases) + "\n]\n")  # one position a line
 
 
 if __name__ == "__main__":

@@ -229,11 +229,16 @@ class ValueModel:
         return z[0] if single else z
 
     def shares(self, view: View) -> tuple[float, ...]:
-        """Each seat's expected win share in ``view``, in **seat** order (not relative)."""
-        me = 0 if view.seat is None else view.seat
-        rel = self.predict(features(view, me))
+        """Each seat's expected win share in ``view``, in **seat** order, averaged over every seat's perspective.
+
+        The network is fitted from random seats' points of view, so it is
+        only nearly the same function of a position whichever seat looks
+        at it; averaging the ``n`` perspectives (``n`` rows, one call)
+        makes every seat's view give the same shares, exactly.
+        """
         n = self.players
-        return tuple(float(rel[(s - me) % n]) for s in range(n))
+        rel = self.predict(np.stack([features(view, s) for s in range(n)]))  # rel[s, j]: seat (s + j) % n, from s
+        return tuple(float(x) for x in sum(np.roll(rel[s], s) for s in range(n)) / n)
 
     def to_arrays(self) -> dict[str, Any]:
         """The arrays :meth:`save` writes (and the constructor reads)."""
