@@ -169,13 +169,13 @@ def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
             tokens.append(join(client, table_id, 2, None))
             ws2 = sockets.enter_context(client.websocket_connect(f"/ws/tables/{table_id}", headers=SAME))
             ws2.send_json({"type": "hello", "token": tokens[2]})
-            recv(ws2, "welcome")
-            latest = next_state(ws0)  # the start
+            views = {0: next_state(ws0), 2: recv(ws2, "welcome")}  # the start, as each of them sees it
             # Ann and the guest play until it is Bob's turn; Bob has closed his page.
-            while 1 not in latest["view"]["to_act"]:
-                seat = latest["view"]["to_act"][0]
-                (ws0 if seat == 0 else ws2).send_json({"type": "act", "action": safest(latest["view"])})
-                latest = next_state(ws0)
+            while 1 not in views[0]["view"]["to_act"]:
+                seat = views[0]["view"]["to_act"][0]
+                (ws0 if seat == 0 else ws2).send_json({"type": "act", "action": safest(views[seat]["view"])})
+                views = {0: next_state(ws0), 2: next_state(ws2)}
+            latest = views[0]
             [mail] = handler.wait(1)
             assert mail["To"] == "bob@example.org" and mail["From"] == "forsale@club.example"
             assert mail["Subject"] == "For Sale: your turn at Slow game"  # the name's line break is not a header
@@ -192,8 +192,36 @@ def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
                 ws1.send_json({"type": "hello", "token": tokens[1]})
                 ws1.send_json({"type": "act", "action": safest(recv(ws1, "welcome")["view"])})
                 assert recv(ws1, "ack")["seq"] == latest["seq"] + 1
-        # Ann was connected at each of her turns, the guest has no account: only Bob was written to.
-        assert all(m["To"] == "bob@example.org" for m in handler.messages)
+            # Ann was connected at each of her turns, the guest has no account: only Bob was written to.
+            assert all(m["To"] == "bob@example.org" for m in handler.messages)
+
+
+def test_a_player_who_closes_the_page_during_their_turn_is_emailed_once_the_grace_period_passed(
+    tmp_path: Path, inbox: tuple[Inbox, int]
+) -> None:
+    handler, port = inbox
+    app = create_app(  # three seconds: time enough, on a loaded machine, to connect before the game's first turn
+        f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent", grace=3.0, smtp_url=f"smtp://127.0.0.1:{port}"
+    )
+    with TestClient(app) as client:
+        ann = sign_up(client, "Ann")
+        assert client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).status_code == 200
+        table_id, tokens = turn_table(client, [ann, None, None])
+        as_account(client, ann)
+        with contextlib.ExitStack() as stack:
+            sockets = {}
+            for seat in range(3):
+                sockets[seat] = stack.enter_context(client.websocket_connect(f"/ws/tables/{table_id}", headers=SAME))
+                sockets[seat].send_json({"type": "hello", "token": tokens[seat]})
+            views = {seat: recv(ws, "welcome") for seat, ws in sockets.items()}
+            while 0 not in views[0]["view"]["to_act"]:  # the guests play until it is Ann's turn
+                seat = views[0]["view"]["to_act"][0]
+                sockets[seat].send_json({"type": "act", "action": safest(views[seat]["view"])})
+                views = {s: next_state(ws) for s, ws in sockets.items()}
+            assert handler.messages == []  # connected at her turn: nobody writes to her
+            sockets[0].close()  # ... and now she closes the page, during her turn
+            [mail] = handler.wait(1)
+            assert mail["To"] == "ann@example.org"
 
 
 def test_the_long_clock_resumes_after_a_restart_and_then_plays_the_safe_move(tmp_path: Path) -> None:

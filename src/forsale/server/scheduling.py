@@ -48,6 +48,8 @@ class Scheduler:
         self._timer: asyncio.TimerHandle | None = None
         self._thinking: set[int] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._noticed: set[int] = set()  # seats of this turn told (or, after a restart, taken as told) it is theirs
+        self._notice_timer: asyncio.TimerHandle | None = None
 
     def to_act(self) -> tuple[int, ...]:
         table = self.table
@@ -104,11 +106,12 @@ class Scheduler:
             self._turn_key = key
             limit = table.time_limit or table.turn_limit
             self.deadlines = {s: began + limit for s in to_act} if limit else {}
-            if began == now:  # a resumed turn's notices went out before the restart
-                table.lobby.turns.turn(table, to_act, self.deadlines)
+            self._noticed = set() if began == now else set(to_act)  # a resumed turn's notices went out before
         else:
             self.deadlines = {s: t for s, t in self.deadlines.items() if s in to_act}
         self.cancel_timer()
+        if table.turn_limit:
+            self._notify_absent(to_act, now)
         due = self._effective_deadlines()
         if due:
             delay = max(0.0, min(due.values()) - now)
@@ -117,6 +120,32 @@ class Scheduler:
             if table.seats[s].kind == "bot" and s not in self._thinking:
                 self._thinking.add(s)
                 self._spawn(functools.partial(self._bot_move, s))
+
+    def _notify_absent(self, to_act: tuple[int, ...], now: float) -> None:
+        """At a table over days: tell each seat of this turn that has been away for the grace period, once a turn.
+
+        Someone who closed the page yesterday is told as the turn begins; someone who closes it
+        during their turn is told once the grace period has passed (a reload is not an absence).
+        """
+        table, grace = self.table, self.table.options.grace
+        told: list[int] = []
+        later: list[float] = []
+        for s in to_act:
+            seat = table.seats[s]
+            if s in self._noticed or seat.kind != "human" or seat.conns or seat.away_since is None:
+                continue
+            if seat.away_since + grace <= now:
+                told.append(s)
+            else:
+                later.append(seat.away_since + grace)
+        if told:
+            self._noticed.update(told)
+            table.lobby.turns.turn(table, tuple(told), self.deadlines)
+        if self._notice_timer is not None:
+            self._notice_timer.cancel()
+            self._notice_timer = None
+        if later:
+            self._notice_timer = asyncio.get_running_loop().call_later(max(0.0, min(later) - now), self.schedule)
 
     def _spawn(self, factory: Callable[[], Any]) -> None:
         task = asyncio.get_running_loop().create_task(factory())
@@ -131,6 +160,8 @@ class Scheduler:
     def close(self) -> None:
         """Stop the timer and every pending clock or bot task (the table is closing)."""
         self.cancel_timer()
+        if self._notice_timer is not None:
+            self._notice_timer.cancel()
         for task in list(self._tasks):
             task.cancel()
 

@@ -8,12 +8,15 @@ house). The phase-2 sale round works the same when the seats choose hours
 apart: each choice is in the event log at once, and nobody learns it before
 every seat has chosen.
 
-When a turn begins, :meth:`TurnNotices.turn` writes to every person who must
-act and is not connected, whose seat is linked to an account with an email
-address, when the server was given an SMTP server (``forsale serve --smtp``).
-A page that is open gets its snapshot instead, and shows a browser
-notification itself. One message per person per turn: a turn resumed after a
-restart sent its messages before it.
+:meth:`TurnNotices.turn` writes to a person whose turn it is and who has been
+away for the server's grace period (so a reload is not an absence) — at once
+when the turn begins if they left before, or once the grace period has passed
+if they close the page during it — when their seat is linked to an account
+with an email address and the server was given an SMTP server (``forsale
+serve --smtp``). The scheduler (:mod:`forsale.server.scheduling`) decides
+when; this module writes. A page that is open gets its snapshot instead, and
+shows a browser notification itself. One message per person per turn: a turn
+resumed after a restart sent its messages before it.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ class TurnNotices:
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def turn(self, table: LiveTable, to_act: tuple[int, ...], deadlines: dict[int, float]) -> None:
-        """A new turn began at ``table``: write to the absent people it waits for (in the background)."""
+        """Write to the people of seats ``to_act`` at ``table`` that it is their turn (in the background)."""
         if self.mailer is None or not table.turn_limit:
             return
         waiting = {

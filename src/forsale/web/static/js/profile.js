@@ -2,7 +2,7 @@
 // games played and won per player count, the finished games with their replays and records and,
 // on one's own page, the games in progress (back into each from any device) and the account's settings.
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
-import { seats } from "./api.js";
+import { call, seats } from "./api.js";
 import { distinctNames, h } from "./format.js";
 import { dateTime, joinList, number, t } from "./i18n.js";
 
@@ -151,7 +151,34 @@ function settings() {
         },
       }),
   }, t("account.delete"));
-  return h("section.panel", { id: "account-settings" }, h("h2", null, t("account.settings")), h("p.hint", null, t("account.deleteHint")), h("div.row", null, change, remove));
+  return h("section.panel", { id: "account-settings" }, h("h2", null, t("account.settings")), emailForm(), h("p.hint", null, t("account.deleteHint")), h("div.row", null, change, remove));
+}
+
+/** Where "your turn" emails of games over days go (empty: none); the server shows the address to nobody else. */
+function emailForm() {
+  const input = h("input", { type: "email", id: "account-email", autocomplete: "email", maxlength: 254 });
+  const said = h("p.hint", { id: "account-email-status", role: "status" });
+  accountApi.me().then((me) => (input.value = me.email || "")).catch(() => {});
+  return h(
+    "form.form",
+    {
+      id: "email-form",
+      onsubmit: async (event) => {
+        event.preventDefault();
+        said.textContent = "";
+        try {
+          const res = await call("POST", "/api/me/email", { email: input.value.trim() || null });
+          said.textContent = res.email ? t("account.emailSaved", { email: res.email }) : t("account.emailRemoved");
+        } catch (e) {
+          said.textContent = e.message;
+        }
+      },
+    },
+    h("label", { for: "account-email" }, t("account.email"), input),
+    h("p.hint", null, t("account.emailHint")),
+    h("div.row", null, h("button.btn", { type: "submit", id: "account-email-save" }, t("account.emailSave"))),
+    said,
+  );
 }
 
 export function showProfile(ctx, rawName) {
