@@ -47,7 +47,7 @@ INFO_KEYS = {
     "memory_aid", "private", "invite_only", "spectator_chat", "spectators", "created_at", "seq", "turn_limit", "rated", "hints",
 }  # fmt: skip
 SEAT_KEYS = {"seat", "kind", "name", "bot", "connected"}
-CLOCK_KEYS = {"time_limit", "grace", "deadlines", "now"}
+CLOCK_KEYS = {"time_limit", "turn_limit", "grace", "deadlines", "now"}
 SNAPSHOT_KEYS = {"type", "table", "seq", "status", "seat", "view", "clock", "result"}
 
 
@@ -91,10 +91,13 @@ def check_messages(
                 assert set(message) == {"type", "id", "seq"}
                 assert isinstance(message["seq"], int)
             elif kind == "error":
-                assert set(message) == {"type", "code", "message", "id"}
+                assert set(message) - {"params"} == {"type", "code", "message", "id"}
                 known = set(re.findall(r"\d+", json.dumps(current_view) + str(message["id"])))
-                for number in re.findall(r"\d+", message["message"]):
-                    assert number in known, f"error to seat {seat} mentions {number}: {message['message']}"
+                said = message["message"] + json.dumps(message.get("params", {}))  # the facts, for a translation
+                for number in re.findall(r"\d+", said):
+                    assert number in known, f"error to seat {seat} mentions {number}: {said}"
+            elif kind == "chat_history":  # nobody chats here: the history is empty, and names no card
+                assert message == {"type": "chat_history", "table": message["table"], "messages": []}
             else:
                 raise AssertionError(f"unexpected message {message}")
     return checked
