@@ -356,7 +356,9 @@ class Fuzzer:
     ) -> None:
         if answer.get("type") == "error":
             code = answer.get("code")
-            if set(answer) != {"type", "code", "message", "id"} or not isinstance(answer.get("message"), str):
+            shape = set(answer) - {"params"}  # a refused move's facts, for the page's own words (docs/protocol.md)
+            params_ok = isinstance(answer.get("params", {}), dict)
+            if shape != {"type", "code", "message", "id"} or not isinstance(answer.get("message"), str) or not params_ok:
                 self.finding(f"{kind}: malformed error", f"{what}: {answer}")
             elif code == "rate_limited":
                 return
