@@ -414,10 +414,12 @@ class ClusterLobby(Lobby):
         self.remote = {g: r for g, r in self.remote.items() if r["node"] in names}
         if not found or self.draining:
             return 0
-        random.shuffle(found)
+        random.shuffle(found)  # the nodes sweeping at once mostly try different tables first
         share = math.ceil(len(found) / max(1, len(names)))
         taken = 0
-        for table_id in found[:share]:
+        for table_id in found:  # a table another node took first is passed over, not counted
+            if taken >= share:
+                break
             if table_id not in self.tables and await self._take(table_id, wait=False) is not None:
                 taken += 1
         return taken
