@@ -33,7 +33,9 @@ async def list_tables(
     return {"tables": tables[: max(1, min(limit, 500))]}
 
 
-@router.post("/api/tables", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(CreateTable))
+@router.post(
+    "/api/tables", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(CreateTable)
+)
 async def create_table(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, CreateTable)
@@ -46,7 +48,7 @@ async def create_table(request: Request) -> dict[str, Any]:
     return out
 
 
-@router.post("/api/solo", status_code=201, responses=errors(400, 413, 429), openapi_extra=body(Solo))
+@router.post("/api/solo", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(Solo))
 async def solo(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Solo)
@@ -66,7 +68,9 @@ async def get_table(request: Request, table_id: str, invite: str | None = None, 
     return {"table": table.info(), "result": table.result()}
 
 
-@router.post("/api/tables/{table_id}/join", responses=errors(400, 403, 404, 409, 413, 429), openapi_extra=body(Join))
+@router.post(
+    "/api/tables/{table_id}/join", responses=errors(400, 401, 403, 404, 409, 413, 429), openapi_extra=body(Join)
+)
 async def join(request: Request, table_id: str) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Join)
