@@ -50,7 +50,7 @@ def test_a_private_table_by_invitation_with_chat_and_a_rematch(new_page, player,
     expect(ann.locator("#chat-log .chat-text")).to_have_text([HOSTILE])
     assert bob.locator("#chat-log b, #chat-log script").count() == 0
     assert bob.evaluate("() => window.pwned") is None
-    assert bob.get_attribute("#chat-log", "role") == "log"
+    assert bob.get_attribute("#chat-live", "role") == "log"  # a live region around the list of messages
     assert bob.locator("label[for=chat-input]").inner_text() == "Message"
     bob.fill("#chat-input", "hi Ann")
     bob.click("#chat-send")

@@ -142,7 +142,10 @@ def shown(data: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return out
 
 
-@router.get("/api/tables/{table_id}/analysis", responses=errors(403, 404, 409))
+PENDING = {202: {"description": "being computed: `{\"status\": \"pending\"}`; ask again in a second"}}
+
+
+@router.get("/api/tables/{table_id}/analysis", responses={**PENDING, **errors(403, 404, 409)})
 async def analysis(
     request: Request, table_id: str, token: str | None = None, invite: str | None = None
 ) -> JSONResponse:

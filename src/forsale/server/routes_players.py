@@ -6,9 +6,9 @@ Profiles and ratings are :mod:`forsale.server.profiles` and :mod:`forsale.server
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
@@ -51,12 +51,19 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
     return {"player": found}
 
 
+PLAYER_FILTERS = (OVERALL, *range(MIN_PLAYERS, MAX_PLAYERS + 1))
+"""A leaderboard's player counts: 0 for every game (an enum in the schema, so clients know the choices)."""
+
+
 @router.get("/api/leaderboard", responses=errors(400))
 async def leaderboard(
-    request: Request, players: int = OVERALL, kind: Literal["all", "people", "bots"] = "all", limit: int = 50
+    request: Request,
+    players: Annotated[int, Query(json_schema_extra={"enum": list(PLAYER_FILTERS)})] = OVERALL,
+    kind: Literal["all", "people", "bots"] = "all",
+    limit: int = 50,
 ) -> dict[str, Any]:
     """The best ratings (``mu - 3 sigma``): ``players`` 0 over every game, or 2-6 over games of that many."""
-    if players != OVERALL and not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    if players not in PLAYER_FILTERS:
         raise Refused("bad_request", f"players: 0 (every game) or {MIN_PLAYERS} to {MAX_PLAYERS}")
     storage: Storage = request.app.state.storage
     rows = await storage.run(op_leaderboard(players, max(1, min(limit, 200)), kind))

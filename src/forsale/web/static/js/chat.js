@@ -31,7 +31,9 @@ function saveMuted(muted) {
 export function chatPanel({ send, me, canWrite }) {
   const messages = new Map(); // n -> message, as the server numbered them
   const muted = loadMuted();
-  const log = h("ol.chat-log", { id: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "chat-title", tabindex: "0" });
+  const log = h("ol.chat-log", { id: "chat-log", "aria-labelledby": "chat-title", tabindex: "0" });
+  // The live region wraps the list (a list given role=log is no list: its items would be orphans).
+  const live = h("div.chat-live", { id: "chat-live", role: "log", "aria-labelledby": "chat-title" }, log);
   const mutedLine = h("p.hint.chat-muted", { id: "chat-muted" });
   const input = h("input", { type: "text", id: "chat-input", maxlength: CHAT_MAX, autocomplete: "off" });
   const sendBtn = h("button.btn", { type: "submit", id: "chat-send" }, t("chat.send"));
@@ -51,7 +53,7 @@ export function chatPanel({ send, me, canWrite }) {
     input,
     sendBtn,
   );
-  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, t("chat.title")), log, mutedLine, readOnly, form);
+  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, t("chat.title")), live, mutedLine, readOnly, form);
 
   function toggleMute(name) {
     if (muted.has(name)) muted.delete(name);
