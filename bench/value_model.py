@@ -30,6 +30,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -167,13 +168,16 @@ class GreedyValue:
 
     name = "greedy-value"
 
-    def __init__(self, samples: int = 16) -> None:
+    def __init__(self, samples: int = 16, sale: str = "greedy") -> None:
         self.samples = samples
+        self.seller = None if sale == "greedy" else make_agent(sale)
 
     def act(self, v: View, rng: random.Random, budget: float | None = None) -> Action:
         legal = v.legal_actions()
         if len(legal) == 1:
             return legal[0]
+        if v.phase == SALE and self.seller is not None:
+            return self.seller.act(v, rng, budget)
         model = load(v.players)
         me = v.seat
         assert me is not None
@@ -205,15 +209,15 @@ class GreedyValue:
         return options[int(np.argmax(value))]
 
 
-def greedy_vs_expert(players: int, deals: int, seed: int) -> dict[str, float]:
-    """The one-ply bot's win share at tables with ``expert``s (every seat, same deals)."""
+def greedy_vs_expert(players: int, deals: int, seed: int, sale: str = "greedy") -> dict[str, Any]:
+    """The one-ply bot's win share at tables with ``expert``s (every seat, same deals); ``sale``: who sells for it."""
     rules = Ruleset.default(players)
     shares = []
     for d in range(deals):
         deal = Deal.random(rules, random.Random(f"value-greedy-deal:{seed}:{d}"))
         for seat_of_bot in range(players):
             state = State(rules, deal)
-            agents = [GreedyValue() if s == seat_of_bot else make_agent("expert") for s in range(players)]
+            agents = [GreedyValue(sale=sale) if s == seat_of_bot else make_agent("expert") for s in range(players)]
             rngs = [random.Random(f"value-greedy:{seed}:{d}:{s}") for s in range(players)]
             while not state.is_over:
                 for seat in state.seats_to_act():
@@ -230,6 +234,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--sale", default="greedy", help="greedy: the model sells too; or a bot that sells for it")
     args = parser.parse_args()
     started = time.perf_counter()
     if args.what == "population":
@@ -237,7 +242,7 @@ def main() -> None:
     elif args.what == "expert":
         out = report(expert_positions(args.players, args.games, args.seed))
     else:
-        out = greedy_vs_expert(args.players, args.games, args.seed)
+        out = greedy_vs_expert(args.players, args.games, args.seed, args.sale)
     out = {"what": args.what, "players": args.players, "games": args.games, "seed": args.seed, "result": out}
     out["seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(out, indent=1))
