@@ -8,7 +8,9 @@ A bot's **win share** at a table is the mean, over deals, of its mean share
 of the wins over that deal's rotations (a shared win counts ``1/k``). The
 95% interval is the **normal approximation over the deal-level means**
 (:func:`forsale.arena.mean_ci`): deals are independent, the rotations of
-one deal are not, so the deal is the unit.
+one deal are not, so the deal is the unit. A share's interval is widened to
+at least Wilson's over its games (:func:`forsale.arena.wilson_interval`),
+so a table won at every deal still gets an interval, not 100%-100%.
 
 Modes (any together; official rules):
 
@@ -46,7 +48,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from forsale.arena import GameResult, mean_ci, run_tournament
+from forsale.arena import GameResult, mean_ci, run_tournament, wilson_interval
 from forsale.bots import make_agent
 from forsale.bots.population import held_out
 
@@ -96,23 +98,31 @@ def deal_shares(results: Sequence[GameResult], spec: str, players: int) -> dict[
     return {deal: sum(v) / len(v) for deal, v in sorted(shares.items())}
 
 
-def share_ci(values: Sequence[float], floor: float = 0.0) -> tuple[float, float, float]:
+def share_ci(values: Sequence[float], floor: float = 0.0, games: int = 0) -> tuple[float, float, float]:
     """``(mean, lo, hi)`` of :func:`mean_ci`, the interval clipped to what a share can be (``floor``..1).
 
-    One deal says nothing of the spread: its interval is the whole range.
+    One deal says nothing of the spread: its interval is the whole range. Given ``games``, a share's
+    interval is never narrower than Wilson's over those games, so that a table won at every deal does not
+    get the empty interval 100%-100% of a sample with no spread.
     """
     mean, lo, hi = mean_ci(values)
     if len(values) < 2:
         return mean, floor, 1.0
+    if games:
+        wlo, whi = wilson_interval(mean * games, games)
+        lo, hi = min(lo, wlo), max(hi, whi)
     return mean, max(floor, lo), min(1.0, hi)
 
 
 def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dict[str, Any]:
     """A bot's share at a table: mean, 95% interval over deals, games, deals, and games per seat taken."""
     per_deal = deal_shares(results, spec, players)
-    share, lo, hi = share_ci(list(per_deal.values()))
     seats = [sum(1 for r in results if r.bots[s] == spec) for s in range(players)]
-    return {"share": share, "ci": [lo, hi], "games": sum(seats), "deals": len(per_deal), "seats": seats}
+    share, lo, hi = share_ci(list(per_deal.values()), games=sum(seats))
+    return {
+        "share": share, "ci": [lo, hi], "games": sum(seats), "deals": len(per_deal), "seats": seats,
+        "per_deal": list(per_deal.values()),
+    }  # fmt: skip
 
 
 def play(lineup: list[str], games: int, seed: int, workers: int, advance: Advance) -> list[GameResult]:
@@ -180,7 +190,7 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
             games[bot] += sum(1 for r in results for b in r.bots if b == bot)
     ranking: list[dict[str, Any]] = []
     for bot in (b for b in bots if per_deal[b]):  # a drawn subset of tables may leave a bot out
-        share, lo, hi = share_ci(per_deal[bot])
+        share, lo, hi = share_ci(per_deal[bot], games=games[bot])
         ranking.append({"bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot])})
     ranking.sort(key=lambda row: -row["share"])
     return {"players": players, "tables": lineups, "ranking": ranking}

@@ -28,7 +28,8 @@ def test_a_tiny_run_rotates_the_seats_and_writes_every_mode(forsale_env: dict[st
 
     (vs,) = report["vs"]  # 8 games = 2 deals, each played from every seat: the candidate sits twice in each
     assert vs["opponent"] == "smart" and vs["games"] == 8 and vs["deals"] == 2 and vs["seats"] == [2, 2, 2, 2]
-    assert 0 <= vs["ci"][0] <= vs["share"] <= vs["ci"][1] <= 1
+    assert 0 <= vs["ci"][0] <= vs["share"] <= vs["ci"][1] <= 1 and vs["ci"][0] < vs["ci"][1]  # never an empty interval
+    assert len(vs["per_deal"]) == 2 and abs(sum(vs["per_deal"]) / 2 - vs["share"]) < 1e-9
 
     tables = report["tables"]
     assert tables["count"] == 2 and len(tables["tables"]) == 2
