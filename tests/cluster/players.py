@@ -83,7 +83,7 @@ class Player:
                     await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
                     pending = choose(latest["view"], self.rng)
                     await ws.send_str(json.dumps({"type": "act", "action": pending, "id": latest["seq"]}))
-                message = await ws.receive(timeout=30)
+                message = await ws.receive(timeout=10)  # a quiet connection may be to a paused node
                 if message.type != aiohttp.WSMsgType.TEXT:
                     if pending is not None:
                         self.seen.unknown += 1

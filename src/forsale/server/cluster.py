@@ -13,7 +13,7 @@ node:
   and takes it when released. Nodes therefore never need to know the load
   balancer's hash ring: tables follow the requests.
 - **Failover.** Every node sweeps for *orphans* (unfinished games whose lease
-  expired: their owner died or was cut off) and takes its share; a table is
+  expired: their owner died or was cut off) at each heartbeat and takes its share; a table is
   rebuilt from its event log exactly as after a restart, and its clocks and
   bots resume. A node stopped cleanly releases its leases first.
 - **Lobby.** Open tables live on many nodes: each owner publishes its public
@@ -62,8 +62,8 @@ class ClusterConfig:
     """One node's part in a cluster: its name (unique in the cluster) and the lease time.
 
     ``lease_ttl``: seconds a lease lasts without renewal, so about how long a
-    dead node's tables wait before another node takes them. Leases are renewed
-    every third of it, orphans looked for every half of it.
+    dead node's tables wait before another node takes them. Leases are renewed,
+    and orphans looked for, every third of it.
     """
 
     node: str
@@ -275,6 +275,7 @@ class ClusterLobby(Lobby):
             table = LiveTable(stored, self)
         except Exception:
             log.exception("table %s could not be rebuilt from its event log; it stays offline", table_id)
+            self.held.pop(table_id, None)  # its lease runs out: no node keeps a table it cannot serve
             return None
         self.tables[table_id] = table
         self.remote.pop(table_id, None)
@@ -368,16 +369,15 @@ class ClusterLobby(Lobby):
                 waiting.set()
 
     async def _heartbeat(self) -> None:
+        """Every third of a lease: renew this node's leases, then look for orphans to take."""
         period = self.config.lease_ttl / 3
-        sweep_every = self.config.lease_ttl / 2
-        last_sweep = time.monotonic()
         while True:
             await asyncio.sleep(period * random.uniform(0.9, 1.0))
             await self._renew()
-            if time.monotonic() - last_sweep >= sweep_every:
-                last_sweep = time.monotonic()
-                with contextlib.suppress(Exception):
-                    await self._sweep()
+            try:
+                await self._sweep()
+            except Exception as error:
+                log.warning("cluster node %s: looking for orphaned tables failed: %s", self.node, error)
 
     async def _renew(self) -> None:
         """Renew this node's leases; let go of any it no longer holds (it was paused, or cut off, too long)."""
@@ -417,11 +417,11 @@ class ClusterLobby(Lobby):
         random.shuffle(found)  # the nodes sweeping at once mostly try different tables first
         share = math.ceil(len(found) / max(1, len(names)))
         taken = 0
-        for table_id in found:  # a table another node took first is passed over, not counted
-            if taken >= share:
-                break
-            if table_id not in self.tables and await self._take(table_id, wait=False) is not None:
-                taken += 1
+        found = [t for t in found if t not in self.tables]
+        while found and taken < share:  # several at once; a table another node took first is passed over
+            batch, found = found[: share - taken], found[share - taken :]
+            tables = await asyncio.gather(*(self._take(t, wait=False) for t in batch), return_exceptions=True)
+            taken += sum(1 for t in tables if isinstance(t, LiveTable))
         return taken
 
     async def _publisher(self) -> None:
