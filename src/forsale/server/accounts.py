@@ -262,7 +262,7 @@ async def link_seat(table: Any, index: int, account: Account) -> None:
         if seat.account_id == account["id"] or seat.kind != "human":
             return
         seat.account_id = account["id"]
-        await table.storage.run(Storage.op_update_seat(table.id, seat.stored()))
+        await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
 
 
 # -- storage operations ----------------------------------------------------------------

@@ -125,7 +125,7 @@ async def set_spectator_chat(table: LiveTable, allowed: bool) -> None:
     """The creator's setting: whether spectators may write (they may always read)."""
     async with table.lock:
         table.config = {**table.config, "spectator_chat": allowed}
-        await table.storage.run(Storage.op_update_game(table.id, config=table.config))
+        await table.write(Storage.op_update_game(table.id, config=table.config))  # fenced: owner only
         table.snapshots.broadcast_info()
 
 

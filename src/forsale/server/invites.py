@@ -103,7 +103,7 @@ async def new_invite(table: LiveTable) -> str:
     """A new invitation code for ``table`` (the old one stops working); returns the code, never stored in clear."""
     code, code_hash = new_token()
     async with table.lock:
-        await table.storage.run(Storage.op_update_game(table.id, invite_hash=code_hash))
+        await table.write(Storage.op_update_game(table.id, invite_hash=code_hash))  # fenced: owner only
         table.invite_hash = code_hash
     return code
 

@@ -86,7 +86,7 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
         if seat is None:
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
         token, seat.token_hash = new_token()
-        await table.storage.run(Storage.op_update_seat(table.id, seat.stored()))
+        await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
     return {"table": table.info(), "seat": seat.index, "token": token}
 
 
