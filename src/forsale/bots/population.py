@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from ..actions import PASS, SELLS, Action, bid
 from ..view import View
+from .expert import sale_choice, sale_posteriors, view_house_values
 from .registry import register
 
 SPLIT_SEED = 14
@@ -305,22 +306,179 @@ SELLERS: tuple[Seller, ...] = (
 )
 """Every sale rule, by name."""
 
-_HUMAN_PAIRS = (("close4", "savebest"), ("close8", "savebest"), ("close4", "rank"), ("gap35", "savebest"))
+_SELLER = {s.name: s for s in SELLERS}
+
+
+# -- stronger families: rules that reckon in expected cheques --------------------------
+#
+# The families above are mostly far weaker than ``expert`` (the best won about 17% against three of
+# it), so a bot could beat every held-out table and still lose to the simple heuristics people write.
+# These reckon a house's worth as ``expert`` does, in the cheques it is expected to earn
+# (:func:`forsale.bots.expert.view_house_values`), or read what the deduced hands say about this sale.
+
+
+def _value_gap(view: View) -> float:
+    """What winning the round is worth over passing now, in expected cheques: v(top house) - v(lowest)."""
+    values = view_house_values(view)
+    return values[max(view.table)] - values[min(view.table)]
+
+
+def _cash_ratio(view: View) -> float:
+    """Coins left per auction still to play, against the even pace of the start (0.5..2; 1 when coins start at 0)."""
+    start = view.rules.starting_coins / view.rules.rounds
+    if start <= 0:
+        return 1.0
+    return max(0.5, min(2.0, _coins(view) / _auctions_left(view) / start))
+
+
+def _vgap(k: float) -> Limit:
+    """``expert``'s bidding with another ``alpha``: ``k`` times the value gap."""
+    return lambda view, rng: k * _value_gap(view)
+
+
+def _vpace(k: float) -> Limit:
+    """The value gap, scaled up when coins are plentiful for the auctions left and down when they are short."""
+    return lambda view, rng: k * _value_gap(view) * _cash_ratio(view)
+
+
+def _spread_pace(k: float) -> Limit:
+    """A share of the table's spread (in house numbers), scaled by the coins left per auction still to play."""
+    return lambda view, rng: k * _spread(view) * _cash_ratio(view)
+
+
+def _keep_pace(f: float, g: float) -> Limit:
+    """Spend as the others spend: catch up what the average other seat spent more, plus ``f`` of the even pace
+    and ``g`` times the value gap."""
+
+    def limit(view: View, rng: random.Random) -> float:
+        seat = view.seat
+        assert seat is not None
+        start = view.rules.starting_coins
+        others = [start - c for s, c in enumerate(view.coins) if s != seat]
+        behind = sum(others) / len(others) - (start - view.coins[seat])
+        return max(0.0, behind) + f * _coins(view) / _auctions_left(view) + g * _value_gap(view)
+
+    return limit
+
+
+def _once(k: float) -> Limit:
+    """Opportunist: one raise in a round (up to ``k`` times the value gap), then pass once outbid."""
+
+    def limit(view: View, rng: random.Random) -> float:
+        assert view.seat is not None
+        return 0.0 if view.bids[view.seat] > 0 else k * _value_gap(view)
+
+    return limit
+
+
+def _close_value(closeness: int) -> Limit:
+    """People's advice with a valuer's bid: pass at once when the houses are close, else bid the value gap."""
+    return lambda view, rng: 0.0 if _spread(view) <= closeness else _value_gap(view)
+
+
+STRONG_BIDDERS: tuple[Bidder, ...] = (
+    *(Bidder(f"vgap{round(k * 100)}", "vgap", _vgap(k)) for k in (0.8, 1.25, 1.5)),
+    *(Bidder(f"vpace{round(k * 100)}", "vpace", _vpace(k)) for k in (0.7, 1.0, 1.4)),
+    *(Bidder(f"spreadpace{round(k * 100)}", "spreadpace", _spread_pace(k)) for k in (0.3, 0.5, 0.8)),
+    *(Bidder(f"keeppace{round(f * 100)}", "keeppace", _keep_pace(f, 0.5)) for f in (0.5, 0.75, 1.0, 1.5)),
+    *(Bidder(f"keepgap{round(g * 100)}", "keeppace", _keep_pace(0.0, g)) for g in (0.8, 1.0)),
+    Bidder("once120", "once", _once(1.2)),
+    *(Bidder(f"oncejump{round(k * 100)}", "once", _once(k), jump=True) for k in (0.7, 1.0)),
+    Bidder("vjitter", "vrandom", lambda view, rng: rng.uniform(0.6, 1.4) * _value_gap(view)),
+    Bidder("vcoin", "vrandom", _either(0.75, _vgap(1.0), lambda view, rng: 0.0)),
+    *(Bidder(f"closev{c}", "human", _close_value(c)) for c in (2, 4, 7)),
+)
+"""Bidding rules that reckon in expected cheques (the ``family`` groups them for the split)."""
+
+
+def _expert_sale(modelled: bool) -> Choose:
+    """``expert``'s sale (:func:`forsale.bots.expert.sale_choice`), with its opponent model or with the prior only."""
+
+    def choose(view: View, rng: random.Random) -> int:
+        assert view.seat is not None
+        posts = None
+        if modelled:
+            posts = sale_posteriors(
+                view.players, view.hands, view.history, view.sale_tables[:-1],
+                view.unseen_cheques + view.table, view.rules.rounds,
+            )  # fmt: skip
+        rounds_after = view.rules.rounds - view.round - 1
+        return sale_choice(view.seat, view.hands, view.table, view.unseen_cheques, rounds_after, posts)
+
+    return choose
+
+
+QUANTILE_SAMPLES = 12
+"""Deals of the cheques still to come that :func:`_quantile` draws to rank this round among the rounds left."""
+
+
+def _quantile(view: View, rng: random.Random) -> int:
+    """Cheque-quantile matching: the house whose rank in the hand is this round's rank among the rounds left.
+
+    The rounds after this one are drawn from the unseen cheques; a round's worth is the sum of its cheques.
+    """
+    hand = sorted(view.hand)
+    later = len(hand) - 1
+    if later == 0:
+        return hand[0]
+    n, now = len(view.table), sum(view.table)
+    pool = list(view.unseen_cheques)
+    below = 0.0
+    for _ in range(QUANTILE_SAMPLES):
+        rng.shuffle(pool)
+        sums = [sum(pool[r * n : r * n + n]) for r in range(later)]
+        below += sum(1.0 if s < now else 0.5 if s == now else 0.0 for s in sums)
+    return hand[round(below / QUANTILE_SAMPLES)]
+
+
+def _anticipate(fallback: Choose) -> Choose:
+    """Read the others' hands (known by deduction): take a rich top cheque with the least house sure to win it.
+
+    When some house beats every other seat's highest and the top cheque is at least the median of the
+    cheques not yet won, sell the smallest such house; otherwise sell by ``fallback``.
+    """
+
+    def choose(view: View, rng: random.Random) -> int:
+        hand = sorted(view.hand)
+        rivals = [max(h) for s, h in enumerate(view.hands) if s != view.seat and h]
+        pool = sorted(view.unseen_cheques + view.table)
+        sure = [h for h in hand if h > max(rivals, default=0)]
+        if sure and len(hand) > 1 and max(view.table) >= pool[len(pool) // 2]:
+            return sure[0]
+        return fallback(view, rng)
+
+    return choose
+
+
+STRONG_SELLERS: tuple[Seller, ...] = (
+    Seller("expertsale", _expert_sale(True)),
+    Seller("quantile", _quantile),
+    Seller("anticipatelow", _anticipate(_lowest)),
+    Seller("expertprior", _expert_sale(False)),
+    Seller("anticipate", _anticipate(_rank)),
+    Seller("anticipatexp", _anticipate(_expert_sale(False))),
+    _SELLER["greedysave"],
+)
+"""The sale rules the stronger bidders meet: ``expert``'s own (with and without its opponent model), quantile
+matching, hand reading (falling back on rank matching, the lowest house or ``expert``'s prior sale), greedy."""
+
+_HUMAN_PAIRS = (
+    ("close4", "savebest"), ("close8", "savebest"), ("close4", "rank"), ("gap35", "savebest"),
+    ("closev4", "savebest"), ("closev7", "savebest"),
+)  # fmt: skip
 HUMAN_LIKE: tuple[str, ...] = tuple(f"pop-{b}-{s}" for b, s in _HUMAN_PAIRS)
 """Members that play as the strategy notes advise people to (close houses: pass; best houses: richest cheques)."""
 
 
 def _pairs() -> dict[str, tuple[Bidder, Seller]]:
-    bidders = {b.name: b for b in BIDDERS}
-    sellers = {s.name: s for s in SELLERS}
+    """Each bidding rule with four sale rules, chosen cyclically (the stronger bidders among the stronger sellers)."""
+    bidders = {b.name: b for b in BIDDERS + STRONG_BIDDERS}
     pairs: dict[str, tuple[Bidder, Seller]] = {}
-    n = len(SELLERS)
-    for i, b in enumerate(BIDDERS):
-        for j in (i, i + 3, i + 5, i + 7):
-            s = SELLERS[j % n]
-            pairs[f"pop-{b.name}-{s.name}"] = (b, s)
-    for b_name, s_name in _HUMAN_PAIRS:
-        pairs[f"pop-{b_name}-{s_name}"] = (bidders[b_name], sellers[s_name])
+    blocks = ((BIDDERS, SELLERS, (0, 3, 5, 7)), (STRONG_BIDDERS, STRONG_SELLERS, (0, 2, 4, 5)))
+    combos = [(b, sellers[(i + k) % len(sellers)]) for bs, sellers, ks in blocks for i, b in enumerate(bs) for k in ks]
+    combos += [(bidders[b], _SELLER[s]) for b, s in _HUMAN_PAIRS]
+    for b, s in combos:  # a human pair the cycle already made is the same member: kept once
+        pairs.setdefault(f"pop-{b.name}-{s.name}", (b, s))
     return pairs
 
 
@@ -349,13 +507,17 @@ def member_names() -> list[str]:
 
 
 def _split() -> tuple[list[str], list[str]]:
-    rng = random.Random(SPLIT_SEED)
+    """Family by family, each with its own generator seeded by ``SPLIT_SEED`` and the family's name.
+
+    A family's halves depend only on its own members, so adding a family leaves every other family's split as it was.
+    """
     families: dict[str, list[str]] = {}
     for name in member_names():
         families.setdefault(family(name), []).append(name)
     tune: list[str] = []
     held: list[str] = []
     for fam in sorted(families):
+        rng = random.Random(f"{SPLIT_SEED}:{fam}")
         names = sorted(families[fam])
         rng.shuffle(names)
         first_half = rng.random() < 0.5  # which half gets the odd member of an odd family
