@@ -43,14 +43,31 @@ def test_the_split_is_deterministic_disjoint_and_covers_everyone() -> None:
     assert any(name in held for name in pop.HUMAN_LIKE) and any(name in tune for name in pop.HUMAN_LIKE)
 
 
-PINNED_HELD_OUT = "d3d0abcd3d5f9cb2"
+PINNED_HELD_OUT = "771098f4eedebeae"
 """The first 16 hex digits of the SHA-256 of the held-out names, one a line."""
+
+FIRST_HELD_OUT = "2bb280b428c986da"
+"""The same digest of the first population's held-out half (before the stronger families): it must never change."""
+
+
+def _digest(names: list[str]) -> str:
+    return hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
 
 
 def test_the_split_is_pinned() -> None:
     """The held-out half must not drift: a change of members or seed shows here (update the pin on purpose only)."""
-    digest = hashlib.sha256("\n".join(pop.held_out()).encode()).hexdigest()[:16]
-    assert digest == PINNED_HELD_OUT, f"the held-out half changed (now {digest})"
+    assert _digest(pop.held_out()) == PINNED_HELD_OUT, f"the held-out half changed (now {_digest(pop.held_out())})"
+
+
+def test_the_stronger_families_moved_no_member_of_the_first_population() -> None:
+    """Bots were tuned on the first tuning half: none of its members may now be held out, nor the reverse."""
+    firsts = {b.name for b in pop.BIDDERS}
+    first = [n for n in pop.held_out() if not n.startswith("pop-") or pop.member(n).bidder.name in firsts]
+    assert _digest(first) == FIRST_HELD_OUT
+    assert {"pop-lead100-match", "pop-share60-greedy", "smart", "prudent"} <= set(pop.tuning())  # tuned on
+    stronger = {b.family for b in pop.STRONG_BIDDERS}
+    for fam in stronger:  # every stronger family is met in both halves too
+        assert any(pop.family(n) == fam for n in pop.held_out()) and any(pop.family(n) == fam for n in pop.tuning())
 
 
 def play(specs: list[str], rules: Ruleset, seed: int) -> None:

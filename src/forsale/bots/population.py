@@ -386,7 +386,7 @@ STRONG_BIDDERS: tuple[Bidder, ...] = (
     *(Bidder(f"oncejump{round(k * 100)}", "once", _once(k), jump=True) for k in (0.7, 1.0)),
     Bidder("vjitter", "vrandom", lambda view, rng: rng.uniform(0.6, 1.4) * _value_gap(view)),
     Bidder("vcoin", "vrandom", _either(0.75, _vgap(1.0), lambda view, rng: 0.0)),
-    *(Bidder(f"closev{c}", "human", _close_value(c)) for c in (2, 4, 7)),
+    *(Bidder(f"closev{c}", "humanv", _close_value(c)) for c in (2, 4, 7)),
 )
 """Bidding rules that reckon in expected cheques (the ``family`` groups them for the split)."""
 
@@ -506,24 +506,38 @@ def member_names() -> list[str]:
     return generated_names() + list(REGISTERED)
 
 
-def _split() -> tuple[list[str], list[str]]:
-    """Family by family, each with its own generator seeded by ``SPLIT_SEED`` and the family's name.
-
-    A family's halves depend only on its own members, so adding a family leaves every other family's split as it was.
-    """
-    families: dict[str, list[str]] = {}
-    for name in member_names():
-        families.setdefault(family(name), []).append(name)
+def _deal_out(families: dict[str, list[str]], rng_of: Callable[[str], random.Random]) -> tuple[list[str], list[str]]:
+    """Each family's members shuffled by ``rng_of(family)`` and dealt alternately to the two halves."""
     tune: list[str] = []
     held: list[str] = []
     for fam in sorted(families):
-        rng = random.Random(f"{SPLIT_SEED}:{fam}")
+        rng = rng_of(fam)
         names = sorted(families[fam])
         rng.shuffle(names)
         first_half = rng.random() < 0.5  # which half gets the odd member of an odd family
         for i, name in enumerate(names):
             (tune if (i % 2 == 0) == first_half else held).append(name)
-    return sorted(tune), sorted(held)
+    return tune, held
+
+
+def _split() -> tuple[list[str], list[str]]:
+    """The first population's halves as they were, then each stronger family split by a generator of its own.
+
+    The first population (the :data:`BIDDERS` members and :data:`REGISTERED`) is dealt with one generator
+    seeded ``SPLIT_SEED``, as before the stronger families came, so no member that tuning has already met
+    moves into the held-out half, and none held out moves into tuning. Each stronger family is dealt with
+    its own generator, seeded by ``SPLIT_SEED`` and the family's name, so a family added later moves no other.
+    """
+    first: dict[str, list[str]] = {}
+    stronger: dict[str, list[str]] = {}
+    firsts = {b.name for b in BIDDERS}
+    for name in member_names():
+        old = name not in _PAIRS or _PAIRS[name][0].name in firsts
+        (first if old else stronger).setdefault(family(name), []).append(name)
+    shared = random.Random(SPLIT_SEED)
+    tune, held = _deal_out(first, lambda fam: shared)
+    more_tune, more_held = _deal_out(stronger, lambda fam: random.Random(f"{SPLIT_SEED}:{fam}"))
+    return sorted(tune + more_tune), sorted(held + more_held)
 
 
 _TUNING, _HELD_OUT = _split()
