@@ -25,7 +25,13 @@ Modes (any together; official rules):
   interval lies under zero);
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
-  members) over every combination, or ``--rr-tables`` of them drawn by seed.
+  members) over every combination, or ``--rr-tables`` of them drawn by seed;
+- ``--members WHICH``: how strong the population itself is, each generated
+  member of ``WHICH`` (``stronger``, ``first``, ``all`` or family names,
+  comma-separated) against three copies of ``--members-vs`` (default
+  ``expert``) with the seed ``--seed`` as it is: a population that loses
+  every game to ``expert`` cannot test a bot meant to beat it. The
+  candidate does not play in this mode.
 
 A named bot that this checkout does not have (``hard-v1`` before the search
 rewrite lands) is skipped with a message, and listed under ``skipped``.
@@ -49,7 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from forsale.arena import GameResult, mean_ci, run_tournament, wilson_interval
-from forsale.bots import make_agent
+from forsale.bots import make_agent, population
 from forsale.bots.population import held_out
 
 TABLE_SEATS = 4
@@ -196,6 +202,38 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
     return {"players": players, "tables": lineups, "ranking": ranking}
 
 
+def members_of(which: str) -> list[str]:
+    """The generated members named by ``which``: ``stronger``, ``first``, ``all``, or family names (comma-separated)."""
+    names = population.generated_names()
+    bidder = {name: population.member(name).bidder for name in names}
+    if which == "all":
+        return names
+    if which in ("stronger", "first"):
+        block = population.STRONG_BIDDERS if which == "stronger" else population.BIDDERS
+        return [name for name in names if bidder[name] in block]
+    families = {f.strip() for f in which.split(",") if f.strip()}
+    unknown = families - {b.family for b in bidder.values()}
+    if unknown or not families:
+        raise ValueError(f"no family {', '.join(sorted(unknown)) or which!r}: choose stronger, first, all or families")
+    return [name for name in names if bidder[name].family in families]
+
+
+def members_mode(which: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """Each member of ``which`` against three copies of ``args.members_vs``, every one on the same deals."""
+    rows = []
+    for name in members_of(which):
+        lineup = [name] + [args.members_vs] * (TABLE_SEATS - 1)
+        results = play(lineup, args.games, args.seed, args.workers, advance)
+        rows.append({"member": name, "family": population.family(name), **share_summary(results, name, TABLE_SEATS)})
+    rows.sort(key=lambda row: -row["share"])
+    shares = sorted(row["share"] for row in rows)
+    return {
+        "which": which, "opponent": args.members_vs, "members": rows,
+        "min": shares[0], "median": shares[len(shares) // 2], "max": shares[-1],
+        "at_least": {f"{t:.2f}": sum(1 for x in shares if x >= t - 1e-9) for t in (0.1, 0.2, 0.25)},
+    }  # fmt: skip
+
+
 # -- output ------------------------------------------------------------------------------
 
 
@@ -255,6 +293,19 @@ def show(report: dict[str, Any], candidate: str) -> None:
         for row in rr["ranking"]:
             table.add_row(row["bot"], pct(row["share"]), interval(row["ci"]), str(row["games"]))
         console.print(table)
+    members = report.get("members")
+    if members:
+        table = Table(title=f"members of {members['which']} against three {members['opponent']} (fair share 25%)")
+        for column in ("member", "family", "share", "95% CI (deals)", "games"):
+            table.add_column(column, justify="left" if column in ("member", "family") else "right")
+        for row in members["members"]:
+            table.add_row(row["member"], row["family"], pct(row["share"]), interval(row["ci"]), str(row["games"]))
+        console.print(table)
+        counts = ", ".join(f"{n} at {float(t):.0%} or more" for t, n in members["at_least"].items())
+        console.print(
+            f"{len(members['members'])} members: {members['min']:.1%} to {members['max']:.1%}, "
+            f"median {members['median']:.1%}; {counts}"
+        )
     if report["skipped"]:
         console.print(f"skipped (not in this checkout): {', '.join(report['skipped'])}")
 
@@ -297,6 +348,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--tables", type=int, default=0, metavar="T", help="T random held-out 4-seat tables")
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
+    p.add_argument("--members", metavar="WHICH", help="each member of WHICH (stronger, first, all, families) vs three BOT")
+    p.add_argument("--members-vs", default="expert", metavar="BOT", help="the opponent of --members (default expert)")
     p.add_argument("--games", type=int, default=100, help="games per table, rounded up to whole deals (default 100)")
     p.add_argument("--budget", type=float, default=None, help="seconds per decision for bots that take time=")
     p.add_argument("--seed", type=int, default=1)
@@ -313,8 +366,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--round-robin takes player counts like 3,5,6, not {args.round_robin!r}")
     if any(not 3 <= n <= 6 for n in args.players):
         p.error("round robins are played at 3 to 6 players")
-    if not (args.vs or args.tables or args.players):
-        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N")
+    if not (args.vs or args.tables or args.players or args.members):
+        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N, --members WHICH")
+    if args.members:
+        try:
+            args.member_names = members_of(args.members)
+        except ValueError as error:
+            p.error(str(error))
     return args
 
 
@@ -324,6 +382,8 @@ def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], c
     for n in args.players:
         combos = len(list(itertools.combinations(rr_bots, n)))
         total += min(combos, args.rr_tables if args.rr_tables is not None else combos) * rounded(args.games, n)
+    if args.members:
+        total += len(args.member_names) * rounded(args.games, TABLE_SEATS)
     return total
 
 
@@ -345,12 +405,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     report: dict[str, Any] = {
         "candidate": candidate,
         "config": {
-            k: getattr(args, k) for k in ("games", "budget", "seed", "workers", "tables", "players", "rr_tables")
+            k: getattr(args, k)
+            for k in ("games", "budget", "seed", "workers", "tables", "players", "rr_tables", "members", "members_vs")
         },
         "interval": "95%, normal approximation over deal-level means (each deal played from every seat)",
         "vs": [],
         "tables": None,
         "round_robin": [],
+        "members": None,
         "skipped": skipped,
     }
     from rich import progress as bar
@@ -371,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["tables"] = tables_mode(candidate, args, advance)
         for n in args.players:
             report["round_robin"].append(round_robin_mode(rr_bots, n, args, advance))
+        if args.members and available(args.members_vs, skipped):
+            report["members"] = members_mode(args.members, args, advance)
     report["seconds"] = time.perf_counter() - start
     show(report, candidate)
     if args.json:

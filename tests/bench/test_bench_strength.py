@@ -61,3 +61,23 @@ def test_the_same_seed_draws_the_same_held_out_tables() -> None:
     assert module.draw_tables(20, 1) == module.draw_tables(20, 1) != module.draw_tables(20, 2)
     assert all(len(set(t)) == 3 and set(t) <= set(held_out()) for t in module.draw_tables(20, 1))
     assert module.rounded(10, 4) == 12 and module.rounded(1, 6) == 6
+
+
+def test_the_members_mode_measures_each_member_of_a_family_on_the_same_deals(
+    forsale_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "members.json"
+    args = [sys.executable, str(BENCH), "--members", "humanv", "--members-vs", "smart", "--games", "4", "--seed", "3"]
+    proc = subprocess.run([*args, "--json", str(out)], capture_output=True, text=True, env=forsale_env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    members = json.loads(out.read_text())["members"]
+    rows = members["members"]
+    assert members["opponent"] == "smart" and {row["family"] for row in rows} == {"humanv"}
+    assert len(rows) >= 12 and all(row["games"] == 4 and row["seats"] == [1, 1, 1, 1] for row in rows)
+    shares = [row["share"] for row in rows]
+    assert shares == sorted(shares, reverse=True) and (members["min"], members["max"]) == (shares[-1], shares[0])
+    assert members["at_least"]["0.10"] == sum(1 for x in shares if x >= 0.1 - 1e-9)
+    assert "members of humanv against three smart" in proc.stdout
+
+    bad = subprocess.run([*args[:3], "nofamily"], capture_output=True, text=True, env=forsale_env, timeout=60)
+    assert bad.returncode == 2 and "no family 'nofamily'" in bad.stderr
