@@ -26,16 +26,32 @@ it was never tuned on. This module builds them from parametric families:
   richest cheques, sacrificing small houses when the cheques are poor or
   alike (``savebest``). :data:`HUMAN_LIKE` names the members built that way.
 
+- **stronger families** (:data:`STRONG_BIDDERS`, :data:`STRONG_SELLERS`),
+  added because the first ones won at most ~17% against three ``expert``
+  and so could not test a bot meant to beat it: bids on the value gap in
+  expected cheques (``expert``'s valuation, another ``alpha``: ``vgap``),
+  the value gap or the spread scaled by the coins left per auction
+  (``vpace``, ``spreadpace``), keeping pace with what the others spent
+  (``keeppace``, ``keepgap``), one raise then pass (``once``, ``oncejump``),
+  the value gap with chance (``vjitter``, ``vcoin``), pass on close houses
+  else bid the value gap (``closev``); sold by ``expert``'s own sale with or
+  without its opponent model, cheque-quantile matching over the rounds left
+  (``quantile``), or by reading the deduced hands to take a rich top cheque
+  with the least house sure to win it (``anticipate...``).
+
 Each bidding rule meets four sale rules (chosen cyclically so that every
-sale rule meets every kind of bidding rule), and the human-like pairs are
-added, which gives :func:`generated_names`. The registered baselines and
+sale rule meets every kind of bidding rule; the stronger bidders among the
+stronger sale rules), and the human-like pairs are added, which gives
+:func:`generated_names`. The registered baselines and
 ``expert`` belong to the population too (:data:`REGISTERED`); the search bots
 (``hard``, ``hard-v1``) are measured against on their own, by name (they are
 slow and are the bots under test).
 
 **The split.** :func:`tuning` and :func:`held_out` split :func:`member_names`
 in two with the fixed seed :data:`SPLIT_SEED`, family by family (each family's
-members are shuffled and dealt alternately), so both halves hold every family.
+members are shuffled and dealt alternately), so both halves hold every family;
+the first population's halves are kept exactly as they were before the
+stronger families came (see :func:`_split`).
 The held-out half is for **measurement only**: no training, tuning or
 self-play of any bot may read it, or the measurement says nothing about
 players the bot has never seen. Train and tune on :func:`tuning`.
