@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from ..rules import Ruleset
-from ..state import AUCTION, SALE
 from ..view import View
 
 SHIPPED_PLAYERS = (3, 4, 5, 6)
@@ -99,16 +98,16 @@ def position_features(
     n, rounds = rules.players, rules.rounds
     scale = float(max(1, rules.starting_coins))
     out = np.zeros(feature_size(n, rounds), dtype=np.float32)
-    in_auction = phase == AUCTION
+    in_auction = phase == "auction"
     out[0] = in_auction
-    out[1] = phase == SALE
+    out[1] = phase == "sale"
     out[2] = auction_revealed / rounds
     out[3] = sale_revealed / rounds
     if in_auction:
         out[4] = high / scale
         for i, h in enumerate(sorted(table_houses, reverse=True)):
             out[5 + i] = h / 30.0
-    elif phase == SALE:
+    elif phase == "sale":
         for i, c in enumerate(sorted(table_cheques, reverse=True)):
             out[5 + n + i] = c / 15.0
     at = 5 + 2 * n
@@ -156,8 +155,8 @@ def features(view: View, seat: int | None = None) -> np.ndarray:
         auction_revealed=len(view.auction_tables),
         sale_revealed=len(view.sale_tables),
         high=view.high,
-        table_houses=view.table if view.phase == AUCTION else (),
-        table_cheques=view.table if view.phase == SALE else (),
+        table_houses=view.table if view.phase == "auction" else (),
+        table_cheques=view.table if view.phase == "sale" else (),
         unseen_houses=view.unseen_houses,
         unseen_cheques=view.unseen_cheques,
         coins=view.coins,
