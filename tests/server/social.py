@@ -36,11 +36,9 @@ def next_of(ws: Any, *types: str, skip: tuple[str, ...] = QUIET) -> dict[str, An
 
 
 def hello(ws: Any, token: str | None = None, invite: str | None = None) -> dict[str, Any]:
-    """Say hello; returns the welcome (and reads the chat history that follows it)."""
+    """Say hello; returns the welcome (a chat history, sent where someone wrote, is left for next_of to skip)."""
     ws.send_json({"type": "hello", "token": token, "invite": invite})
-    welcome = next_of(ws, "welcome")
-    next_of(ws, "chat_history")
-    return welcome
+    return next_of(ws, "welcome")
 
 
 def safe_move(view: dict[str, Any]) -> dict[str, Any]:

@@ -62,7 +62,7 @@ def play_seat(ws: Any, seat: int, choose: Callable[[dict[str, Any]], Any]) -> li
             latest = message
             states.append(message)
         else:
-            assert message["type"] in ("table", "chat_history"), message  # the history follows every welcome
+            assert message["type"] in ("table", "chat_history"), message  # a chat history may follow a welcome
     return states
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 def recv(ws: Any, *types: str) -> dict[str, Any]:
     """The next message of one of ``types``, skipping ``table`` notices (seat and connection changes) and the
-    ``chat_history`` that follows every welcome."""
+    ``chat_history`` that follows a welcome where someone has written."""
     while True:
         message = ws.receive_json()
         if message["type"] in types:

@@ -246,7 +246,8 @@ class TableSockets:
         if conn.closed or table.closed:
             return
         table.attach(conn, seat)
-        conn.send(table.chat.history())
+        if table.chat.messages:  # only a table where someone spoke: a client that never chats sees no new message
+            conn.send(table.chat.history())
         rematch.on_attach(table, conn)
 
     def refuse(self, conn: Conn, code: str, message: str, msg_id: Any = None) -> None:
