@@ -123,15 +123,16 @@ export function mistakesList(costliest) {
 
 /**
  * The analysis panel of a finished game: asks the server (again while it is pending) and draws the
- * chart and, for a seated viewer (`token`), the costliest decisions. `names`: the seats' names.
+ * chart and, for a seated viewer (`token`), the costliest decisions. `names`: the seats' names; `invite`: the
+ * invitation code that admits a spectator to a private table (a seat's token admits its player).
  */
 let lastPanel = null; // the end screen redraws: one panel per table and viewer, fetched once
 
-export function analysisPanel(tableId, token, names) {
+export function analysisPanel(tableId, token, names, invite = null) {
   if (lastPanel && lastPanel.tableId === tableId && lastPanel.token === token) return lastPanel.el;
   const status = h("p.analysis-status", { id: "analysis-status", role: "status" }, t("analysis.pending"));
   const panel = h("section.analysis.panel", { id: "analysis", "aria-labelledby": "analysis-title" }, h("h3", { id: "analysis-title" }, t("analysis.title")), status);
-  const query = token ? `?token=${encodeURIComponent(token)}` : "";
+  const query = token ? `?token=${encodeURIComponent(token)}` : invite ? `?invite=${encodeURIComponent(invite)}` : "";
   let tries = 0;
   async function ask() {
     if (tries > 0 && !panel.isConnected) return; // the page moved on

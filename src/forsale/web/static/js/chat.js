@@ -1,6 +1,7 @@
 // The table's chat: a log that screen readers follow (role=log is a polite live region), a labelled
 // input (Enter sends), and a per-author mute that this browser remembers. Every message is text:
 // it goes into the page as text nodes (textContent), never as HTML.
+import { api } from "./api.js";
 import { h } from "./format.js";
 import { t } from "./i18n.js";
 
@@ -112,4 +113,22 @@ export function chatPanel({ send, me, canWrite }) {
     },
     refresh: draw,
   };
+}
+
+/**
+ * The creator's switch that lets spectators write in the chat, or not (they may always read): the table's
+ * `spectator_chat` setting (POST /api/tables/{id}/settings). Every page at the table learns the change from
+ * the table info the server then sends, so a spectator's input opens or closes without a reload.
+ */
+export function spectatorChatSwitch(tableId, creatorToken, allowed, changed, failed) {
+  const box = h("input", { type: "checkbox", id: "spectator-chat-allowed", checked: allowed });
+  box.addEventListener("change", async () => {
+    try {
+      changed((await api.settings(tableId, { creator_token: creatorToken, spectator_chat: box.checked })).table);
+    } catch (e) {
+      box.checked = !box.checked;
+      failed(e.message);
+    }
+  });
+  return h("section.panel.chat-setting", null, h("label.toggle", { for: "spectator-chat-allowed" }, box, t("settings.spectatorChat")));
 }

@@ -4,7 +4,7 @@ import { account, accountApi } from "./account.js";
 import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
-import { chatPanel } from "./chat.js";
+import { chatPanel, spectatorChatSwitch } from "./chat.js";
 import { distinctNames, h, k, money } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
@@ -214,6 +214,13 @@ export function showTable(ctx, tableId, opts = {}) {
           ctx.toast(t("table.seatLost"));
           conn.close();
           connect();
+          return;
+        }
+        if (msg.code === "private_table" && !m.view) {
+          // Not admitted to a private table (no invitation code): say so where the table would be, not "joining…" for ever.
+          m.error = refusedText(msg);
+          conn.close();
+          draw();
           return;
         }
         if (msg.id === m.pendingId || msg.id === null || msg.id === undefined) m.pending = false;
@@ -546,7 +553,7 @@ export function showTable(ctx, tableId, opts = {}) {
         h("a.btn", { href: "#/" }, t("end.newGame")),
       ),
       rematchBox(sc),
-      analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s))),
+      analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s)), seats.get(tableId)?.invite),
     );
   }
 
@@ -681,7 +688,9 @@ export function showTable(ctx, tableId, opts = {}) {
     );
     const creator = seats.get(tableId)?.creator;
     const hintsToggle = creator && m.table && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
-    const side = h("aside.side", null, memoryPanel(sc), hintsToggle, logPanel(sc));
+    // Chat goes on after the game (a rematch is arranged there), so this switch stays at the end too.
+    const chatToggle = creator && m.table ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
+    const side = h("aside.side", null, memoryPanel(sc), hintsToggle, chatToggle, logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side));
     const newLog = root.querySelector(".log");
     if (newLog) newLog.scrollTop = logAtBottom ? newLog.scrollHeight : logScroll;

@@ -152,6 +152,7 @@ export function showLobby(ctx) {
   const fMemory = h("input", { type: "checkbox", id: "friends-memory", checked: prefs.fmemory !== false });
   const fHints = h("input", { type: "checkbox", id: "friends-hints", checked: prefs.fhints === true }); // off by default
   const fPrivate = h("input", { type: "checkbox", id: "friends-private", checked: !!prefs.fprivate });
+  const fSpectatorChat = h("input", { type: "checkbox", id: "friends-spectator-chat", checked: prefs.fspectatorChat === true }); // off by default
   const friendsRated = ratedToggle("friends-rated");
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
@@ -189,7 +190,7 @@ export function showLobby(ctx) {
           if (v === "me") join = true;
           specs.push(v === "me" || v === "human" ? null : v);
         }
-        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked, fhints: fHints.checked, fprivate: fPrivate.checked });
+        savePrefs({ fplayers: n, friendsRules: fRules.state(), fclock: fClock.value, fmemory: fMemory.checked, fhints: fHints.checked, fprivate: fPrivate.checked, fspectatorChat: fSpectatorChat.checked });
         try {
           const res = await api.create({
             name: fName.value.trim() || undefined,
@@ -200,6 +201,7 @@ export function showLobby(ctx) {
             memory_aid: fMemory.checked,
             hints: fHints.checked,
             invite_only: fPrivate.checked,
+            spectator_chat: fSpectatorChat.checked,
             rated: friendsRated.value(),
             join,
             player_name: fMe.value.trim() || undefined,
@@ -223,6 +225,7 @@ export function showLobby(ctx) {
     h("div.row", null, h("label", { for: "friends-clock" }, t("lobby.clock"), fClock)),
     h("label.check", { for: "friends-memory" }, fMemory, t("lobby.memoryFriends")),
     h("label.check", { for: "friends-hints" }, fHints, t("lobby.hintsFriends")),
+    h("label.check", { for: "friends-spectator-chat" }, fSpectatorChat, t("lobby.spectatorChat")),
     h("label.check", { for: "friends-private" }, fPrivate, t("lobby.private")),
     friendsRated.label,
     h("div.row", null, h("button.btn.primary", { type: "submit", id: "create-table" }, t("lobby.create"))),
