@@ -71,7 +71,7 @@ export function chatPanel({ send, me, canWrite }) {
       { class: mine ? "mine" : "", dataset: { n: message.n, seat: message.seat ?? "" } },
       h("span.chat-name", null, name),
       h("span.chat-text", null, message.text),
-      mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(name) }, "🔇"),
+      mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(name) }, t("chat.muteShort")),
     );
   }
 
