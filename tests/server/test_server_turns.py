@@ -7,11 +7,8 @@ runs it in-process), on a SQLite file so that a restart can be checked against t
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterator
-from email import message_from_bytes
-from email.message import Message
 from pathlib import Path
 from typing import Any
 
@@ -26,31 +23,13 @@ from forsale.server.sessions import COOKIE
 from forsale.server.turns import when_text
 
 from .conftest import free_port
+from .smtp import Inbox
 
 pytestmark = pytest.mark.timeout(120)
 
 PASSWORD = "correct horse battery staple"
 SAME = {"Origin": "http://testserver"}
 HOUR = 3600.0
-
-
-class Inbox:
-    """aiosmtpd's handler: keeps every message it is given, and lets a test wait for the next one."""
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-        self.arrived = threading.Condition()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # the name aiosmtpd calls
-        with self.arrived:
-            self.messages.append(message_from_bytes(envelope.content))
-            self.arrived.notify_all()
-        return "250 OK"
-
-    def wait(self, count: int, timeout: float = 30.0) -> list[Message]:
-        with self.arrived:
-            assert self.arrived.wait_for(lambda: len(self.messages) >= count, timeout), self.messages
-            return list(self.messages)
 
 
 @pytest.fixture

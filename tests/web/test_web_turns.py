@@ -9,11 +9,8 @@ link and plays his seat to the end.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
-from email import message_from_bytes
-from email.message import Message
 from pathlib import Path
 from typing import Any
 
@@ -22,34 +19,11 @@ import pytest
 from aiosmtpd.controller import Controller
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from ..server.smtp import Inbox
 from .conftest import TIMEOUT_MS
 
 pytestmark = pytest.mark.timeout(600)
 PASSWORD = "correct horse battery staple"
-
-
-class Inbox:
-    """aiosmtpd's handler: every message it is given, and a wait for one."""
-
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
-        self.arrived = threading.Condition()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # the name aiosmtpd calls
-        with self.arrived:
-            self.messages.append(message_from_bytes(envelope.content))
-            self.arrived.notify_all()
-        return "250 OK"
-
-    def wait_for(self, to: str, timeout: float = 120.0) -> Message:
-        def found() -> Message | None:
-            return next((m for m in self.messages if m["To"] == to), None)
-
-        with self.arrived:
-            assert self.arrived.wait_for(lambda: found() is not None, timeout), [m["To"] for m in self.messages]
-            message = found()
-            assert message is not None
-            return message
 
 
 @pytest.fixture
