@@ -90,6 +90,13 @@ def act(page: Page, phase: str) -> None:
         page.click("button[data-focus=sell]")
 
 
+# Whether the tip has stopped moving: its slide-in (a fade from transparent) is over, or there was none.
+_SETTLED = """() => {
+  const box = document.querySelector('#tutorial-tip');
+  return !!box && box.getAnimations({subtree: true}).every(a => a.playState === 'finished');
+}"""
+
+
 def play_the_tutorial(page: Page, code: str, on_tip: Callable[[str], None] = lambda tip: None) -> list[str]:
     """Start the tutorial from the lobby and play it to the end; returns the tips in the order they opened."""
     words = catalogue(code)
@@ -118,6 +125,7 @@ def play_the_tutorial(page: Page, code: str, on_tip: Callable[[str], None] = lam
             expect(page.locator("#tutorial-tip .tip-step")).to_have_text(
                 words["tutorial.step"].replace("{step}", str(TIPS.index(tip) + 1)).replace("{steps}", "8")
             )
+            page.wait_for_function(_SETTLED)  # audits and pictures of a tip still fading in would see faded colours
             on_tip(tip)
             dismissals += 1
             if dismissals % 2:
