@@ -29,7 +29,9 @@ from forsale import PASS, Bid, Sell, bid, new_game, refusals, view
 from forsale.rules import Ruleset
 from forsale.tui import i18n
 from forsale.tui.text import (
+    _WORDS,
     BadAnswer,
+    choices,
     describe,
     explain,
     join_and,
@@ -37,7 +39,6 @@ from forsale.tui.text import (
     parse_sale,
     public_log,
     short,
-    translate_choices,
     verdict,
 )
 
@@ -156,7 +157,9 @@ def test_text_in_french(speak) -> None:
     names = ["Vous", "Ann", "Bob", "Cy"]
     log = [e.text for e in public_log(view(game, 0), names)]
     assert log[0].startswith("Enchères, manche 1 : les Maisons ")
-    assert log[1] == ("Vous enchérissez 3\u202f000\u00a0$." if first == 0 else f"{names[first]} enchérit 3\u202f000\u00a0$.")
+    assert log[1] == (
+        "Vous enchérissez 3\u202f000\u00a0$." if first == 0 else f"{names[first]} enchérit 3\u202f000\u00a0$."
+    )
     assert log[2].endswith("pour rien.")
 
 
@@ -209,32 +212,40 @@ def test_refused_answers_are_explained_in_the_language(speak) -> None:
     assert parse_sale(f"verkaufe {v.hand[0]}", v) == Sell(v.hand[0])
 
 
-def every_refusal_a_prompt_meets() -> Iterator[str]:
-    """The engine's words (``you=True``) for every bid and sale a prompt can send, over a range of situations."""
+def every_refusal_a_prompt_meets() -> Iterator[refusals.Refusal]:
+    """The engine's refusals (``you=True``) of every bid and sale a prompt can send, over a range of situations."""
     for coins in range(0, 20):
         for high in range(0, 20):
             for amount in range(0, 22):
                 r = refusals.refusal("auction", 0, 0, coins, high, False, (), Bid(amount), you=True)
                 if r is not None:
-                    yield r.message
+                    yield r
     for hand in [(3,), (1, 5, 30), tuple(range(1, 11))]:
         for house in range(0, 40):
             r = refusals.refusal("sale", 0, None, 5, 0, False, hand, Sell(house), you=True)
             if r is not None:
-                yield r.message
+                yield r
 
 
 def test_every_refusal_a_prompt_can_meet_is_translated(speak) -> None:
-    messages = set(every_refusal_a_prompt_meets())
-    assert len(messages) > 100
+    met = list(every_refusal_a_prompt_meets())
+    assert len({r.message for r in met}) > 100
+    assert {str((r.params or {}).get("why")) for r in met} <= set(_WORDS), "an explanation the terminal cannot word"
     for code in TRANSLATED:
         speak(code)
-        untranslated = {m for m in messages if explain(m) == m}
+        untranslated = {r.message for r in met if explain(r) == r.message}
         assert not untranslated, f"{code}: the engine's {sorted(untranslated)[:3]} have no translation"
     speak("en")
-    for m in messages:  # English keeps the engine's words, with "1 coin" in the singular
-        assert explain(m) == re.sub(r"\b1 coins\b", "1 coin", m)
-    assert translate_choices("pass") == "pass"
+    for r in met:  # English words them as the engine does, with "1 coin" in the singular
+        assert explain(r) == re.sub(r"\b1 coins\b", "1 coin", r.message)
+    assert choices(5, 5) == "pass"
+
+
+def test_a_refusal_with_no_known_explanation_keeps_the_engine_s_words(speak) -> None:
+    speak("de")
+    odd = refusals.Refusal("illegal", "something new", {"why": "from_the_future"})
+    assert explain(odd) == "something new"
+    assert explain(refusals.Refusal("illegal", "no facts")) == "no facts"
 
 
 def test_the_tie_break_sentence_in_italian(speak) -> None:
@@ -347,7 +358,9 @@ def test_a_whole_game_in_french_shows_no_english(tmp_path: Path, forsale_env: di
 def test_a_german_locale_speaks_german(forsale_env: dict[str, str]) -> None:
     import pexpect
 
-    child = spawn(forsale_env, "play", "--players", "3", "--bots", "random", "--seed", "9", width=250, LANG="de_DE.UTF-8")
+    child = spawn(
+        forsale_env, "play", "--players", "3", "--bots", "random", "--seed", "9", width=250, LANG="de_DE.UTF-8"
+    )
     child.expect(r"Dein Gebot \((biete \d+–\d+ oder passe)\): ")
     child.sendline("q")
     child.expect(pexpect.EOF)
@@ -367,7 +380,6 @@ def test_an_unknown_language_is_one_line_and_exit_2(forsale_cmd: list[str], fors
 
 def test_show_in_dutch(tmp_path: Path, forsale_env: dict[str, str]) -> None:
     import pexpect
-
 
     path = _finished_record(tmp_path)
     child = spawn(forsale_env, "show", str(path), width=250, LC_ALL="nl_NL.UTF-8", LANG="fr_FR.UTF-8")

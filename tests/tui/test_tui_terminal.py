@@ -199,7 +199,9 @@ def test_quit_and_help(forsale_env: dict[str, str]) -> None:
 def test_bad_options_are_refused_with_a_sentence(
     args: list[str], message: str, forsale_cmd: list[str], forsale_env: dict[str, str]
 ) -> None:
-    done = subprocess.run(forsale_cmd + ["play", *args], env=english(forsale_env), capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        forsale_cmd + ["play", *args], env=english(forsale_env), capture_output=True, text=True, timeout=30
+    )
     assert done.returncode == 2
     assert message in done.stderr
     assert "Traceback" not in done.stderr

@@ -38,7 +38,6 @@ EXIT_EOF = 1
 EXIT_INTERRUPTED = 130
 
 
-
 def help_text() -> str:
     """The rules in brief, shown at ``?``: the terminal's "How to play", in the language in use."""
     return _(
@@ -272,7 +271,9 @@ def show_record(state: State, names: Sequence[str], console: Console) -> None:
     console.print(Text.assemble(("For Sale", "bold"), " — " + describe(state.rules)))
     seated = ", ".join(_("{name} (seat {seat})").format(name=n, seat=s) for s, n in enumerate(names))
     opener = names[state.deal.first]
-    console.print(by(opener, _("Players: {players}; you open."), _("Players: {players}; {name} opens."), players=seated))
+    console.print(
+        by(opener, _("Players: {players}; you open."), _("Players: {players}; {name} opens."), players=seated)
+    )
     log = public_log(final, names)
     auctions = [e for e in log if e.phase == "auction"]
     for entry in auctions:

@@ -13,7 +13,6 @@ In the box, coins and cheques are thousands of dollars: a coin is $1,000.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,8 +23,8 @@ from ..view import View
 from .i18n import MONEY, _, language, money, ngettext, pgettext
 
 __all__ = [
-    "BadAnswer", "LogEntry", "bid_choices", "by", "describe", "explain", "join_and", "money", "parse_bid",
-    "parse_sale", "public_log", "short", "standings", "translate_choices", "verdict", "you",
+    "BadAnswer", "LogEntry", "bid_choices", "by", "choices", "describe", "explain", "join_and", "money",
+    "parse_bid", "parse_sale", "public_log", "short", "standings", "verdict", "you",
 ]  # fmt: skip
 
 
@@ -70,9 +69,9 @@ def describe(rules: Ruleset) -> str:
         label=label,
         players=ngettext("{n} player", "{n} players", rules.players).format(n=rules.players),
         coins=ngettext("{n} coin", "{n} coins", rules.starting_coins).format(n=rules.starting_coins),
-        removed=ngettext(
-            "{n} card removed from each deck", "{n} cards removed from each deck", rules.removed
-        ).format(n=rules.removed),
+        removed=ngettext("{n} card removed from each deck", "{n} cards removed from each deck", rules.removed).format(
+            n=rules.removed
+        ),
         refund=refund,
     )
 
@@ -107,16 +106,19 @@ def _passes(name: str, house: int, bid_: int, paid: int) -> str:
             house=house,
         )  # fmt: skip
     if paid == bid_:
-        yours, theirs = _("You pass and take house {house} (paying the whole {paid} bid)."), _(
-            "{name} passes and takes house {house} (paying the whole {paid} bid)."
+        yours, theirs = (
+            _("You pass and take house {house} (paying the whole {paid} bid)."),
+            _("{name} passes and takes house {house} (paying the whole {paid} bid)."),
         )
     elif paid:
-        yours, theirs = _("You pass and take house {house} (paying {paid} of a {bid} bid)."), _(
-            "{name} passes and takes house {house} (paying {paid} of a {bid} bid)."
+        yours, theirs = (
+            _("You pass and take house {house} (paying {paid} of a {bid} bid)."),
+            _("{name} passes and takes house {house} (paying {paid} of a {bid} bid)."),
         )
     else:
-        yours, theirs = _("You pass and take house {house} (getting the whole {bid} bid back)."), _(
-            "{name} passes and takes house {house} (getting the whole {bid} bid back)."
+        yours, theirs = (
+            _("You pass and take house {house} (getting the whole {bid} bid back)."),
+            _("{name} passes and takes house {house} (getting the whole {bid} bid back)."),
         )
     return by(name, yours, theirs, house=house, paid=money(paid), bid=money(bid_))
 
@@ -244,76 +246,65 @@ def verdict(v: View, names: Sequence[str]) -> str:
 # -- the engine's explanations, in the language in use --------------------------
 
 
-def _choices(match: re.Match[str]) -> str:
-    low, high = match.group(1), match.group(2)
-    if high is None:
-        return _("bid {low} or pass").format(low=low)
-    return _("bid {low}–{high} or pass").format(low=low, high=high)
-
-
-_CHOICES = re.compile(r"^bid (\d+)(?:–(\d+))? or pass$")
-
-
-def translate_choices(english: str) -> str:
-    """:func:`forsale.refusals.bid_choices`'s words (``bid 4–7 or pass``, ``pass``) in the language in use."""
-    if english == "pass":
+def choices(high: int, coins: int) -> str:
+    """What a seat to bid may do (:func:`forsale.refusals.bid_choices`), in the language in use."""
+    low = high + 1
+    if coins < low:
         return _("pass")
-    match = _CHOICES.match(english)
-    return _choices(match) if match else english
+    if coins == low:
+        return _("bid {low} or pass").format(low=low)
+    return _("bid {low}–{high} or pass").format(low=low, high=coins)
 
 
-def _coins(n: str) -> str:
-    return ngettext("{n} coin", "{n} coins", int(n)).format(n=n)
+def _coins(n: int) -> str:
+    return ngettext("{n} coin", "{n} coins", n).format(n=n)
 
 
-_REFUSALS: list[tuple[re.Pattern[str], Callable[..., str]]] = [
-    (
-        re.compile(r"^you hold (\d+) coins and the high bid is (\d+); you can only pass$"),
-        lambda coins, high: _("you hold {coins} and the high bid is {high}; you can only pass").format(
-            coins=_coins(coins), high=high
-        ),
+def _n(params: refusals.Params, key: str) -> int:
+    value = params[key]
+    assert isinstance(value, int)
+    return value
+
+
+def _held(params: refusals.Params) -> str:
+    held = params["held"]
+    assert isinstance(held, list)
+    return ", ".join(map(str, held))
+
+
+def _choices_of(params: refusals.Params) -> str:
+    return choices(_n(params, "high"), _n(params, "coins"))
+
+
+_WORDS: dict[str, Callable[[refusals.Params], str]] = {
+    "only_pass": lambda p: _("you hold {coins} and the high bid is {high}; you can only pass").format(
+        coins=_coins(_n(p, "coins")), high=p["high"]
     ),
-    (
-        re.compile(r"^you hold (\d+) coins; (.*)$"),
-        lambda coins, choices: _("you hold {coins}; {choices}").format(
-            coins=_coins(coins), choices=translate_choices(choices)
-        ),
+    "above_coins": lambda p: _("you hold {coins}; {choices}").format(
+        coins=_coins(_n(p, "coins")), choices=_choices_of(p)
     ),
-    (
-        re.compile(r"^a bid must be at least 1 coin; (.*)$"),
-        lambda choices: _("a bid must be at least 1 coin; {choices}").format(choices=translate_choices(choices)),
+    "at_least_one": lambda p: _("a bid must be at least 1 coin; {choices}").format(choices=_choices_of(p)),
+    "too_low": lambda p: _("the high bid is {high}; {choices}").format(high=p["high"], choices=_choices_of(p)),
+    "no_such_house": lambda p: _("there is no such house; choose one of {held}").format(held=_held(p)),
+    "not_held": lambda p: _("you do not hold house {house}; choose one of {held}").format(
+        house=p["house"], held=_held(p)
     ),
-    (
-        re.compile(r"^the high bid is (\d+); (.*)$"),
-        lambda high, choices: _("the high bid is {high}; {choices}").format(
-            high=high, choices=translate_choices(choices)
-        ),
-    ),
-    (
-        re.compile(r"^there is no such house; choose one of (.*)$"),
-        lambda held: _("there is no such house; choose one of {held}").format(held=held),
-    ),
-    (
-        re.compile(r"^you do not hold house (\d+); choose one of (.*)$"),
-        lambda house, held: _("you do not hold house {house}; choose one of {held}").format(house=house, held=held),
-    ),
-]
-"""The engine's explanations the prompts can meet (:func:`forsale.refusals.refusal`, ``you=True``), by their shape.
+}
+"""The refusals a prompt can meet, worded from their ``params`` (:func:`forsale.refusals.refusal`, ``you=True``).
 
 The engine decides whether a move is legal and why (the one statement of the
-rules); the terminal only rewords its sentence. tests/tui/test_tui_i18n.py
-makes every refusal a prompt can produce match one of these shapes, so a
-change of the engine's wording fails a test instead of showing English.
+rules) and names the explanation and its facts; the terminal only words them,
+as the web page does from its catalogues. tests/tui/test_tui_i18n.py makes
+every refusal a prompt can produce have words here, so a new explanation in
+the engine fails a test instead of showing English.
 """
 
 
-def explain(message: str) -> str:
-    """The engine's explanation ``message`` for the seat, in the language in use (unchanged if its shape is unknown)."""
-    for pattern, words in _REFUSALS:
-        match = pattern.match(message)
-        if match:
-            return words(*match.groups())
-    return message
+def explain(reason: refusals.Refusal) -> str:
+    """The engine's refusal for the seat, in the language in use (its English message if it names no known ``why``)."""
+    params = reason.params or {}
+    words = _WORDS.get(str(params.get("why")))
+    return words(params) if words is not None else reason.message
 
 
 # -- answers to prompts ------------------------------------------------------
@@ -349,14 +340,14 @@ def _amount(text: str) -> int | None:
 def bid_choices(v: View) -> str:
     """What the seat to bid may answer: ``bid 4–7 or pass`` (or ``pass`` when it cannot raise)."""
     assert v.seat is not None
-    return translate_choices(refusals.bid_choices(v.high, v.coins[v.seat]))
+    return choices(v.high, v.coins[v.seat])
 
 
 def _checked(action: Action, v: View) -> Action:
     """``action`` if the rules allow it, else :class:`BadAnswer` with the engine's reason, worded for the seat."""
     reason = v.why_illegal(action)
     if reason is not None:
-        raise BadAnswer(explain(reason.message))
+        raise BadAnswer(explain(reason))
     return action
 
 
