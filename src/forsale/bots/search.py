@@ -258,14 +258,11 @@ class HardAgent(SearchAgent):
             return super()._rollout(state, me, posts, bidders, rng, plan)
         return leaf(state, [play_auctions(state, bidders, plan)], me)[0]
 
-    def _auction(self, view: View, rng: random.Random, deadline: float) -> Action:
+    def _plan_totals(self, view: View, rng: random.Random, deadline: float, limits: Sequence[int]) -> list[float]:
         if not (self.sampled_bidders and self.model_bidders):
-            return super()._auction(view, rng, deadline)
+            return super()._plan_totals(view, rng, deadline, limits)
         seat = view.seat
         assert seat is not None
-        high = view.high
-        coins = view.coins[seat]
-        limits = sorted({high} | {min(coins, high + k) for k in self.steps})
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidder_posts = bidder_posteriors(view)
         leaf = None if self.sale_rollouts else self._leaf(view.players)
@@ -285,8 +282,7 @@ class HardAgent(SearchAgent):
                     totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
         self.samples_drawn = samples
-        best = limits[max(range(len(limits)), key=lambda i: totals[i])]
-        return PASS if best == high else bid(high + 1)
+        return totals
 
     def _sale(self, view: View, rng: random.Random, deadline: float) -> Action:
         seat = view.seat

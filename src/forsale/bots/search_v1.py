@@ -123,6 +123,14 @@ class SearchAgent:
         coins = view.coins[seat]
         # Plans for this round: pass now (limit = high), or raise by one up to a limit, then bid as the expert.
         limits = sorted({high} | {min(coins, high + k) for k in self.steps})
+        totals = self._plan_totals(view, rng, deadline, limits)
+        best = limits[max(range(len(limits)), key=lambda i: totals[i])]
+        return PASS if best == high else bid(high + 1)
+
+    def _plan_totals(self, view: View, rng: random.Random, deadline: float, limits: Sequence[int]) -> list[float]:
+        """Each plan's utility summed over the sampled deals (all plans on the same deals); sets ``samples_drawn``."""
+        seat = view.seat
+        assert seat is not None
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidders = fit_bidders(view) if self.model_bidders else [EXPERT_BIDDER] * view.players
         bidders[seat] = (self.alpha, 0.0)
@@ -135,8 +143,7 @@ class SearchAgent:
                 totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
         self.samples_drawn = samples
-        best = limits[max(range(len(limits)), key=lambda i: totals[i])]
-        return PASS if best == high else bid(high + 1)
+        return totals
 
     def _rollout(
         self,
