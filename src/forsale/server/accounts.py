@@ -200,7 +200,7 @@ class Accounts:
         await self.storage.run(_op_set_email(account["id"], email))
 
     async def email_of(self, account: Account) -> str | None:
-        return await self.storage.run(_op_email(account["id"]))
+        return (await self.storage.run(op_emails([account["id"]]))).get(account["id"])
 
     async def verify(self, account: Account, password: str, address: str) -> None:
         """``403 wrong_password`` unless ``password`` is the account's (limited as sign-in is)."""
@@ -305,9 +305,14 @@ def _op_set_email(account_id: str, email: str | None) -> Callable[[Connection], 
     return fn
 
 
-def _op_email(account_id: str) -> Callable[[Connection], str | None]:
-    def fn(conn: Connection) -> str | None:
-        return conn.execute(select(accounts.c.email).where(accounts.c.id == account_id)).scalar()
+def op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, str]]:
+    """The email addresses of those of ``account_ids`` that have one (also for "your turn" emails: one query a turn)."""
+
+    def fn(conn: Connection) -> dict[str, str]:
+        rows = conn.execute(
+            select(accounts.c.id, accounts.c.email).where(accounts.c.id.in_(account_ids), accounts.c.email.is_not(None))
+        )
+        return {row.id: row.email for row in rows}
 
     return fn
 

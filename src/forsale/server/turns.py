@@ -24,28 +24,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, select
-
+from .accounts import op_emails
 from .mailer import Mailer
-from .storage import Storage, accounts
+from .storage import Storage
 
 if TYPE_CHECKING:
     from .tables import LiveTable
 
 log = logging.getLogger("forsale.server")
-
-
-def _op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, str]]:
-    def fn(conn: Connection) -> dict[str, str]:
-        rows = conn.execute(
-            select(accounts.c.id, accounts.c.email).where(accounts.c.id.in_(account_ids), accounts.c.email.is_not(None))
-        )
-        return {row.id: row.email for row in rows}
-
-    return fn
 
 
 def when_text(seconds: float) -> str:
@@ -88,7 +76,7 @@ class TurnNotices:
     async def _write(self, table: LiveTable, waiting: dict[int, str | None], deadlines: dict[int, float]) -> None:
         assert self.mailer is not None
         try:
-            emails = await self.storage.run(_op_emails([a for a in waiting.values() if a]))
+            emails = await self.storage.run(op_emails([a for a in waiting.values() if a]))
         except Exception:
             log.exception("could not look up the email addresses for table %s", table.id)
             return
