@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import JSON, Column, Float, Integer, MetaData, String, Table, create_engine, inspect, select, text
+from sqlalchemy import create_engine, inspect, select, text
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
 from forsale.server.sessions import COOKIE, same_origin
 from forsale.server.storage import normalize_url, seats
+
+from .oldschema import create_old_database
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -288,19 +290,7 @@ def test_passwords_are_neither_stored_nor_logged(db_url: str, tmp_path: Path, ca
 
 def test_an_old_database_gains_the_new_column_and_keeps_its_games(db_url: str) -> None:
     """A database made before accounts: forsale_seats without account_id, no accounts tables."""
-    engine = create_engine(normalize_url(db_url))
-    old = MetaData()
-    Table("forsale_games", old, Column("id", String(32), primary_key=True), Column("name", String(100)),
-          Column("status", String(16)), Column("players", Integer), Column("config", JSON), Column("deal", JSON),
-          Column("creator_hash", String(64)), Column("created_at", Float), Column("updated_at", Float),
-          Column("finished_at", Float), Column("result", JSON))  # fmt: skip
-    Table("forsale_seats", old, Column("game_id", String(32), primary_key=True), Column("seat", Integer, primary_key=True),
-          Column("kind", String(8)), Column("name", String(100)), Column("bot", String(100)),
-          Column("token_hash", String(64)))  # fmt: skip
-    Table("forsale_events", old, Column("game_id", String(32), primary_key=True), Column("seq", Integer, primary_key=True),
-          Column("seat", Integer), Column("action", JSON), Column("source", String(16)), Column("at", Float))  # fmt: skip
-    old.create_all(engine)
-    engine.dispose()
+    create_old_database(db_url, with_accounts=False)
     for _ in range(2):  # the upgrade runs at every start; the second finds nothing to do
         with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
             table = c.post("/api/tables", json={"players": 2, "join": True}).json()

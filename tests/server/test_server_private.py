@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import JSON, Column, Float, Integer, MetaData, String, Table, create_engine, inspect
+from sqlalchemy import create_engine, inspect
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
 from forsale.server.storage import normalize_url
 
+from .oldschema import create_old_database
 from .social import code_of, hello, next_of, play_out, sign_up, two_seat_table
 
 pytestmark = pytest.mark.timeout(180)
@@ -59,7 +60,9 @@ def test_knowing_the_id_reads_nothing(client: TestClient) -> None:
     assert set(reads(client, table_id, invite="not the code").values()) == {403}
     assert set(reads(client, table_id, token="not a token").values()) == {403}
     opened = reads(client, table_id, invite=created["invite"])
-    assert opened["/record"] == opened["/replay"] == 409 and {opened[p] for p in ("", "/view", "/chat", "/rematch")} == {200}
+    assert opened["/record"] == opened["/replay"] == 409 and {
+        opened[p] for p in ("", "/view", "/chat", "/rematch")
+    } == {200}
     with client.websocket_connect(f"/ws/tables/{table_id}") as stranger:
         stranger.send_json({"type": "hello", "id": 1})
         refused = stranger.receive_json()
@@ -67,7 +70,10 @@ def test_knowing_the_id_reads_nothing(client: TestClient) -> None:
         for probe in ({"type": "act", "action": {"pass": True}}, {"type": "chat", "text": "hi"}, {"type": "rematch"}):
             stranger.send_json(probe)
             assert next_of(stranger, "error", skip=())["code"] == "hello_first"
-        with client.websocket_connect(f"/ws/tables/{table_id}") as a, client.websocket_connect(f"/ws/tables/{table_id}") as b:
+        with (
+            client.websocket_connect(f"/ws/tables/{table_id}") as a,
+            client.websocket_connect(f"/ws/tables/{table_id}") as b,
+        ):
             views = {0: hello(a, token0)["view"], 1: hello(b, token1)["view"]}
             a.send_json({"type": "chat", "text": "only for us"})
             assert next_of(a, "chat")["message"]["text"] == "only for us"
@@ -81,7 +87,10 @@ def test_knowing_the_id_reads_nothing(client: TestClient) -> None:
 def test_a_finished_private_game_shows_its_record_to_its_players_and_guests_only(client: TestClient) -> None:
     sign_up(client, "Ann")
     table_id, token0, token1, created = two_seat_table(client, invite_only=True)  # Ann (signed in) takes both
-    with client.websocket_connect(f"/ws/tables/{table_id}") as a, client.websocket_connect(f"/ws/tables/{table_id}") as b:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as a,
+        client.websocket_connect(f"/ws/tables/{table_id}") as b,
+    ):
         play_out({0: a, 1: b}, {0: hello(a, token0)["view"], 1: hello(b, token1)["view"]})
     assert table_id not in [t["id"] for t in client.get("/api/tables", params={"status": "over"}).json()["tables"]]
     assert set(reads(client, table_id).values()) == {200}  # Ann's session holds a seat: she needs no code
@@ -122,19 +131,7 @@ def test_a_public_or_merely_unlisted_table_is_open_to_anyone_with_its_id(client:
 
 def test_an_old_database_gains_the_invitation_column_and_the_chat_table(db_url: str) -> None:
     """A database from before invitations: forsale_games without invite_hash, no forsale_chat."""
-    engine = create_engine(normalize_url(db_url))
-    old = MetaData()
-    Table("forsale_games", old, Column("id", String(32), primary_key=True), Column("name", String(100)),
-          Column("status", String(16)), Column("players", Integer), Column("config", JSON), Column("deal", JSON),
-          Column("creator_hash", String(64)), Column("created_at", Float), Column("updated_at", Float),
-          Column("finished_at", Float), Column("result", JSON))  # fmt: skip
-    Table("forsale_seats", old, Column("game_id", String(32), primary_key=True), Column("seat", Integer, primary_key=True),
-          Column("kind", String(8)), Column("name", String(100)), Column("bot", String(100)),
-          Column("token_hash", String(64)), Column("account_id", String(32)))  # fmt: skip
-    Table("forsale_events", old, Column("game_id", String(32), primary_key=True), Column("seq", Integer, primary_key=True),
-          Column("seat", Integer), Column("action", JSON), Column("source", String(16)), Column("at", Float))  # fmt: skip
-    old.create_all(engine)
-    engine.dispose()
+    create_old_database(db_url, with_accounts=True)
     for _ in range(2):  # the upgrade runs at every start; the second finds nothing to do
         with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
             table_id, token0, _token1, created = two_seat_table(c, invite_only=True)
