@@ -19,6 +19,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 from math import exp
+from typing import Any
 
 from ..rules import CHEQUES, win_shares
 from .expert import below_distribution, binomial_distribution, order_stat_means
@@ -74,15 +75,28 @@ def hand_values(hands: Sequence[Sequence[int]], stats: Sequence[float] | None = 
     statistics are exact). This is the auction-phase evaluation of the
     search: it replaces playing the sale phase out, which costs several
     times more and adds the noise of the cheque order to every sample.
+
+    The same as :func:`seat_value` for every seat, computed in one sweep over
+    all the houses in ascending order (each seat's count of houses below
+    the current one is a running counter, not a search), with the expected
+    cheque of each pattern of counts looked up (:func:`_rank_value`): the
+    search calls this at every leaf.
     """
     n = len(hands)
-    if stats is None:
-        stats = order_stat_means(CHEQUES, n)
-    sorted_hands = [sorted(h) for h in hands]
-    return [
-        seat_value(hand, [o for i, o in enumerate(sorted_hands) if i != s], stats)
-        for s, hand in enumerate(sorted_hands)
-    ]
+    stats = order_stat_means(CHEQUES, n) if stats is None else tuple(stats)
+    sizes = tuple(len(h) for h in hands)
+    below = [0] * n
+    values = [0.0] * n
+    table = _rank_values((stats, sizes))
+    for _, s in sorted((h, s) for s, hand in enumerate(hands) for h in hand):
+        key = (s, *below)
+        value = table.get(key)
+        if value is None:
+            pairs = tuple((below[o], sizes[o]) for o in range(n) if o != s and sizes[o])
+            value = table[key] = _rank_value(pairs, stats)
+        values[s] += value
+        below[s] += 1
+    return values
 
 
 def seat_value(hand: Sequence[int], others: Sequence[Sequence[int]], stats: Sequence[float]) -> float:
@@ -93,6 +107,26 @@ def seat_value(hand: Sequence[int], others: Sequence[Sequence[int]], stats: Sequ
         dist = below_distribution([bisect_left(o, h) / len(o) for o in others])
         total += sum(d * x for d, x in zip(dist, stats))
     return total
+
+
+_RANK_VALUES: dict[object, dict[Any, float]] = {}
+
+
+def _rank_values(situation: object) -> dict[Any, float]:
+    """The memo of :func:`_rank_value` for one situation (the order statistics and the hand sizes);
+    bounded, since the statistics change with the cheques seen."""
+    table = _RANK_VALUES.get(situation)
+    if table is None:
+        if len(_RANK_VALUES) >= 4096:
+            _RANK_VALUES.clear()
+        table = _RANK_VALUES[situation] = {}
+    return table
+
+
+def _rank_value(key: tuple[tuple[int, int], ...], stats: Sequence[float]) -> float:
+    """The expected cheque of a house above ``below`` of ``size`` houses of each opponent, ``key = ((below, size), ...)``."""
+    dist = below_distribution([below / size for below, size in key])
+    return sum(d * x for d, x in zip(dist, stats))
 
 
 def expected_share(scores: Sequence[float], me: int, temperature: float) -> float:
