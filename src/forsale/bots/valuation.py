@@ -129,6 +129,21 @@ def _rank_value(key: tuple[tuple[int, int], ...], stats: Sequence[float]) -> flo
     return sum(d * x for d, x in zip(dist, stats))
 
 
+def sale_temperature(houses_left: int) -> float:
+    """The softmax temperature (points) of expected scores with ``houses_left`` houses in each hand still to sell.
+
+    The more sale rounds are left, the less sure a lead: ``1 + houses_left / 2``,
+    a line through the temperatures that best predict who won games between
+    ``expert`` and the population's tuning half, fitted for each number of
+    houses left at 3 to 6 players (``bench/calibration.py``: 4.5 at the start
+    of a 4-player sale phase, 1.5 before its last round).
+
+    >>> sale_temperature(7), sale_temperature(1)
+    (4.5, 1.5)
+    """
+    return 1.0 + houses_left / 2
+
+
 def expected_share(scores: Sequence[float], me: int, temperature: float) -> float:
     """A smooth win share from expected final scores: a softmax over seats at ``temperature`` points."""
     top = max(scores)
