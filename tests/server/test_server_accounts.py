@@ -288,9 +288,11 @@ def test_passwords_are_neither_stored_nor_logged(db_url: str, tmp_path: Path, ca
         assert files and all(secret.encode() not in f.read_bytes() for f in files)
 
 
-def test_an_old_database_gains_the_new_column_and_keeps_its_games(db_url: str) -> None:
-    """A database made before accounts: forsale_seats without account_id, no accounts tables."""
-    create_old_database(db_url, with_accounts=False)
+@pytest.mark.parametrize("with_accounts", [False, True], ids=["before accounts", "before emails"])
+def test_an_old_database_gains_the_new_columns_and_keeps_its_games(db_url: str, with_accounts: bool) -> None:
+    """A database made before accounts (forsale_seats without account_id, no accounts tables), or before
+    emails (an accounts table without email and language)."""
+    create_old_database(db_url, with_accounts=with_accounts)
     for _ in range(2):  # the upgrade runs at every start; the second finds nothing to do
         with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
             table = c.post("/api/tables", json={"players": 2, "join": True}).json()
@@ -298,8 +300,13 @@ def test_an_old_database_gains_the_new_column_and_keeps_its_games(db_url: str) -
             claim = c.post(f"/api/tables/{table['table']['id']}/claim", json={"token": table["token"]}, headers=SAME)
             assert claim.status_code == 200
             assert [g["id"] for g in c.get("/api/me/games").json()["games"]] == [table["table"]["id"]]
+            mail = c.post("/api/me/email", json={"email": "u@example.org", "language": "fr"}, headers=SAME)
+            assert mail.status_code == 200, mail.text
+            me = c.get("/api/me").json()
+            assert (me["email"], me["language"]) == ("u@example.org", "fr")
     engine = create_engine(normalize_url(db_url))
     assert "account_id" in {c["name"] for c in inspect(engine).get_columns("forsale_seats")}
+    assert {"email", "language"} <= {c["name"] for c in inspect(engine).get_columns("forsale_accounts")}
     with engine.connect() as conn:
         assert conn.execute(select(seats.c.account_id).where(seats.c.account_id.is_not(None))).all()
     engine.dispose()

@@ -1,4 +1,4 @@
-"""Games over days: the long clock, absence that never acts, and "your turn" emails to a real SMTP server.
+"""Games over days: the long clock, absence that never acts, and "your turn" emails (in the account's language) to a real SMTP server.
 
 The mail server is aiosmtpd's, listening on loopback; the app is the real one (Starlette's TestClient
 runs it in-process), on a SQLite file so that a restart can be checked against the same database.
@@ -9,18 +9,21 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from email.header import decode_header, make_header
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import create_engine, text
 from starlette.testclient import TestClient
 
+from forsale.catalogues import LANGUAGES, translation
 from forsale.server import create_app
 from forsale.server.mailer import SmtpSettings
+from forsale.server.messages import Language
 from forsale.server.sessions import COOKIE
-from forsale.server.turns import when_text
+from forsale.server.turns import ENGLISH, turn_email, when_text
 
 from .conftest import free_port
 from .smtp import Inbox
@@ -122,9 +125,57 @@ def test_email_is_validated_and_private(tmp_path: Path) -> None:
         assert client.get("/api/me").json()["email"] is None
 
 
-def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
-    tmp_path: Path, inbox: tuple[Inbox, int]
+def test_the_emails_language_is_one_of_the_five_and_kept_until_changed(tmp_path: Path) -> None:
+    assert get_args(Language) == tuple(LANGUAGES)  # the API's codes are the catalogues' languages
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent")) as client:
+        sign_up(client, "Ann")
+        assert client.get("/api/me").json()["language"] is None  # English
+        for bad in ("pt", "FR", "fr-FR", "", 5, True, ["fr"]):
+            refused = client.post("/api/me/email", json={"email": "ann@example.org", "language": bad}, headers=SAME)
+            assert refused.status_code == 400, bad
+            error = refused.json()["error"]
+            assert error["code"] == "bad_request" and error["message"].startswith("language: "), error
+            assert "'en', 'fr', 'nl', 'it' or 'de'" in error["message"], error
+        assert client.get("/api/me").json()["email"] is None  # a refused body changes nothing
+        saved = client.post("/api/me/email", json={"email": "ann@example.org", "language": "fr"}, headers=SAME)
+        assert saved.status_code == 200 and saved.json()["language"] == "fr"
+        moved = client.post("/api/me/email", json={"email": "ann@example.net"}, headers=SAME).json()
+        assert (moved["email"], moved["language"]) == ("ann@example.net", "fr")  # left out: kept
+        me = client.get("/api/me").json()
+        assert (me["email"], me["language"]) == ("ann@example.net", "fr")
+        cleared = client.post("/api/me/email", json={"email": "ann@example.net", "language": None}, headers=SAME)
+        assert cleared.json()["language"] is None and client.get("/api/me").json()["language"] is None
+
+
+def test_the_time_left_and_the_email_in_each_language() -> None:
+    week = 6 * 86400 + 5 * 3600
+    assert [when_text(week, translation(code)) for code in LANGUAGES] == [
+        "6 days 5 hours", "6 jours 5 heures", "6 dagen 5 uur", "6 giorni 5 ore", "6 Tage 5 Stunden",
+    ]  # fmt: skip
+    assert [when_text(86400 + 3600, translation(code)) for code in LANGUAGES] == [
+        "1 day 1 hour", "1 jour 1 heure", "1 dag 1 uur", "1 giorno 1 ora", "1 Tag 1 Stunde",
+    ]  # fmt: skip
+    assert when_text(3599, translation("it")) == "meno di un'ora" and when_text(7200, translation("de")) == "2 Stunden"
+    for code in LANGUAGES:
+        subject, body = turn_email(translation(code), "Ours", 2, "http://play.example/#/table/t1", "3 h")
+        assert "Ours" in subject and subject.startswith("For Sale"), (code, subject)
+        assert "Ours" in body and "3)" in body and "http://play.example/#/table/t1" in body and "3 h" in body
+        assert ("your turn" in subject) == (code == "en") and ("safest move" in body) == (code == "en"), code
+    # A code no catalogue has (a release that dropped a language, a hand-edited database) is English.
+    english = turn_email(translation(None), "Ours", 0, "t1", "1 hour")
+    assert turn_email(translation("pt"), "Ours", 0, "t1", "1 hour") == english == turn_email(ENGLISH, "Ours", 0, "t1", "1 hour")
+
+
+IN_ENGLISH = ("For Sale: your turn at Slow game", "It is your turn at Slow game (seat 2).", ("1 hour", "under an hour"))
+IN_FRENCH = ("For Sale : à vous de jouer à Slow game", "C'est à vous de jouer à Slow game (place 2).",
+             ("1 heure", "moins d'une heure"))  # fmt: skip
+
+
+@pytest.mark.parametrize(("language", "words"), [(None, IN_ENGLISH), ("fr", IN_FRENCH)], ids=["no language", "fr"])
+def test_an_absent_player_is_emailed_at_their_turn_in_their_language_and_never_played_for(
+    tmp_path: Path, inbox: tuple[Inbox, int], language: str | None, words: tuple[str, str, tuple[str, str]]
 ) -> None:
+    subject, opening, time_left = words
     handler, port = inbox
     app = create_app(
         f"sqlite:///{tmp_path / 'db.sqlite3'}",
@@ -136,9 +187,11 @@ def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
     )
     with TestClient(app) as client:
         ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
-        for session, address in ((ann, "ann@example.org"), (bob, "bob@example.org")):
-            as_account(client, session)
-            assert client.post("/api/me/email", json={"email": address}, headers=SAME).status_code == 200
+        as_account(client, ann)
+        assert client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).status_code == 200
+        as_account(client, bob)  # Bob's page is in French, or the client sends no language (English)
+        chosen = {"email": "bob@example.org"} | ({"language": language} if language else {})
+        assert client.post("/api/me/email", json=chosen, headers=SAME).status_code == 200
         table_id, tokens = turn_table(client, [ann, bob])  # of three: the game starts when the guest sits down
         as_account(client, ann)  # the cookie goes with the WebSocket's handshake
         with contextlib.ExitStack() as sockets:
@@ -157,10 +210,11 @@ def test_an_absent_player_is_emailed_at_their_turn_and_never_played_for(
             latest = views[0]
             [mail] = handler.wait(1)
             assert mail["To"] == "bob@example.org" and mail["From"] == "forsale@club.example"
-            assert mail["Subject"] == "For Sale: your turn at Slow game"  # the name's line break is not a header
+            assert str(make_header(decode_header(mail["Subject"]))) == subject  # the name's line break is no header
             body = mail.get_payload(decode=True).decode()
-            assert f"http://play.example/#/table/{table_id}" in body and "seat 2" in body
-            assert "1 hour" in body or "under an hour" in body
+            assert body.startswith(opening) and f"http://play.example/#/table/{table_id}" in body
+            assert any(left in body for left in time_left), body
+            assert ("your turn" in body) == (language is None), body  # nothing left in English
             time.sleep(0.3)  # thirty times the grace period: a live table would have played for Bob by now
             public = client.get(f"/api/tables/{table_id}/view").json()
             assert public["view"]["to_act"] == [1] and public["seq"] == latest["seq"]

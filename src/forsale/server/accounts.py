@@ -17,13 +17,14 @@ which names exist.
 from __future__ import annotations
 
 import asyncio
+import enum
 import math
 import secrets
 import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -123,6 +124,22 @@ class Account(dict[str, Any]):
     """``{"id": ..., "name": ...}``: what the API shows of an account."""
 
 
+class Mailbox(NamedTuple):
+    """Where an account's "your turn" emails go, and the language they are written in (None: English)."""
+
+    email: str | None
+    language: str | None
+
+
+class Keep(enum.Enum):
+    """The type of :data:`KEEP`: a setting left as it is (``None`` already means "none")."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+
 class Accounts:
     """Sign-up, sign-in and passwords over :class:`Storage`; the per-request session helpers."""
 
@@ -195,12 +212,16 @@ class Accounts:
         await self.storage.run(_op_set_password(account["id"], password_hash))
         await self.storage.run(session_store.op_end_all(account["id"]))
 
-    async def set_email(self, account: Account, email: str | None) -> None:
-        """Where this account's "your turn" emails go (None: no emails)."""
-        await self.storage.run(_op_set_email(account["id"], email))
+    async def set_email(self, account: Account, email: str | None, language: str | Keep | None = KEEP) -> Mailbox:
+        """Where this account's "your turn" emails go (None: no emails), and in which language (None: English).
 
-    async def email_of(self, account: Account) -> str | None:
-        return (await self.storage.run(op_emails([account["id"]]))).get(account["id"])
+        ``language`` left out keeps the one stored, so a client that only changes the address
+        does not change the language. Returns what is stored now.
+        """
+        return await self.storage.run(_op_set_email(account["id"], email, language))
+
+    async def mailbox_of(self, account: Account) -> Mailbox:
+        return await self.storage.run(_op_mailbox(account["id"]))
 
     async def verify(self, account: Account, password: str, address: str) -> None:
         """``403 wrong_password`` unless ``password`` is the account's (limited as sign-in is)."""
@@ -298,21 +319,34 @@ MY_GAME_COLUMNS = (games.c.id, games.c.name, games.c.status, games.c.players, ga
                    games.c.created_at, games.c.finished_at)  # fmt: skip
 
 
-def _op_set_email(account_id: str, email: str | None) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        conn.execute(update(accounts).where(accounts.c.id == account_id).values(email=email))
+def _op_set_email(account_id: str, email: str | None, language: str | Keep | None) -> Callable[[Connection], Mailbox]:
+    values: dict[str, str | None] = {"email": email} if language is KEEP else {"email": email, "language": language}
+
+    def fn(conn: Connection) -> Mailbox:
+        conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))
+        return _op_mailbox(account_id)(conn)
 
     return fn
 
 
-def op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, str]]:
-    """The email addresses of those of ``account_ids`` that have one (also for "your turn" emails: one query a turn)."""
+def _op_mailbox(account_id: str) -> Callable[[Connection], Mailbox]:
+    def fn(conn: Connection) -> Mailbox:
+        row = conn.execute(select(accounts.c.email, accounts.c.language).where(accounts.c.id == account_id)).first()
+        return Mailbox(None, None) if row is None else Mailbox(row.email, row.language)
 
-    def fn(conn: Connection) -> dict[str, str]:
+    return fn
+
+
+def op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, Mailbox]]:
+    """The mailboxes of those of ``account_ids`` that have an address (also for "your turn" emails: one query a turn)."""
+
+    def fn(conn: Connection) -> dict[str, Mailbox]:
         rows = conn.execute(
-            select(accounts.c.id, accounts.c.email).where(accounts.c.id.in_(account_ids), accounts.c.email.is_not(None))
+            select(accounts.c.id, accounts.c.email, accounts.c.language).where(
+                accounts.c.id.in_(account_ids), accounts.c.email.is_not(None)
+            )
         )
-        return {row.id: row.email for row in rows}
+        return {row.id: Mailbox(row.email, row.language) for row in rows}
 
     return fn
 

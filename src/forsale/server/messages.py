@@ -324,10 +324,19 @@ Email = Annotated[Text, Field(max_length=254, pattern=r"^[^@\s<>\"]{1,64}@[^@\s<
 """An address to send turn notifications to: one ``@``, no spaces or angle brackets (no header injection)."""
 
 
+Language = Literal["en", "fr", "nl", "it", "de"]
+"""A language the server writes emails in: the codes of :data:`forsale.catalogues.LANGUAGES`."""
+
+
 class EmailBody(_Strict):
-    """Set (or with ``null`` remove) the address the server writes to when it is this account's turn."""
+    """Set (or with ``null`` remove) the address the server writes to when it is this account's turn.
+
+    ``language``: the language of those emails, one of ``en``, ``fr``, ``nl``, ``it``, ``de`` (the web page
+    sends its own); ``null`` means English, and leaving it out keeps the language already stored.
+    """
 
     email: Email | None
+    language: Language | None = None
 
 
 class DeleteAccount(_Strict):

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from . import sessions as session_store
-from .accounts import Account
+from .accounts import KEEP, Account
 from .messages import ChangePassword, Credentials, EmailBody, NoFields
 from .rest import accounts_of, address, body, body_of, errors
 
@@ -66,17 +66,22 @@ async def me(request: Request) -> dict[str, Any]:
     account = await accounts.current(request)
     if account is None:
         return {"account": None}
-    return {"account": dict(account), "email": await accounts.email_of(account)}
+    mailbox = await accounts.mailbox_of(account)
+    return {"account": dict(account), "email": mailbox.email, "language": mailbox.language}
 
 
 @router.post("/api/me/email", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(EmailBody, True))
 async def set_email(request: Request) -> dict[str, Any]:
-    """Where "your turn" emails of games with a long clock go; ``null`` stops them. Only this account sees it."""
+    """Where "your turn" emails of games with a long clock go, and in which language; ``null`` stops them.
+
+    Only this account sees them. A body without ``language`` keeps the language stored.
+    """
     accounts = accounts_of(request)
     account = await accounts.required(request, changing=True)
-    email = (await body_of(request, EmailBody)).email
-    await accounts.set_email(account, email)
-    return {"account": dict(account), "email": email}
+    sent = await body_of(request, EmailBody)
+    language = sent.language if "language" in sent.model_fields_set else KEEP
+    mailbox = await accounts.set_email(account, sent.email, language)
+    return {"account": dict(account), "email": mailbox.email, "language": mailbox.language}
 
 
 @router.post("/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True))

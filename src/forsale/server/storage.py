@@ -104,6 +104,8 @@ accounts = Table(
     # Where "your turn" emails go (forsale.server.turns); set by the account, never shown to others.
     # Added after the first release, like forsale_seats.account_id (see upgrade_schema).
     Column("email", String(254), nullable=True),
+    # The language of those emails (one of forsale.catalogues.LANGUAGES; null: English), added after email.
+    Column("language", String(8), nullable=True),
 )
 
 sessions = Table(
@@ -178,8 +180,11 @@ def upgrade_schema(conn: Connection) -> None:
     present = {c["name"] for c in inspect(conn).get_columns("forsale_seats")}
     if "account_id" not in present:
         conn.execute(text("ALTER TABLE forsale_seats ADD COLUMN account_id VARCHAR(32)"))
-    if "email" not in {c["name"] for c in inspect(conn).get_columns("forsale_accounts")}:
+    present = {c["name"] for c in inspect(conn).get_columns("forsale_accounts")}
+    if "email" not in present:
         conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN email VARCHAR(254)"))
+    if "language" not in present:
+        conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN language VARCHAR(8)"))
     if "invite_hash" not in {c["name"] for c in inspect(conn).get_columns("forsale_games")}:
         conn.execute(text("ALTER TABLE forsale_games ADD COLUMN invite_hash VARCHAR(64)"))
     for index in seats.indexes:

@@ -17,15 +17,21 @@ serve --smtp``). The scheduler (:mod:`forsale.server.scheduling`) decides
 when; this module writes. A page that is open gets its snapshot instead, and
 shows a browser notification itself. One message per person per turn: a turn
 resumed after a restart sent its messages before it.
+
+Each email is written in the language its account chose (``POST /api/me/email``'s
+``language``; English when none), from the gettext catalogues the terminal uses
+too (:mod:`forsale.catalogues`; ``babel.cfg`` extracts this module's messages).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gettext
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from ..catalogues import translation
 from .accounts import op_emails
 from .mailer import Mailer
 from .storage import Storage
@@ -34,20 +40,38 @@ if TYPE_CHECKING:
     from .tables import LiveTable
 
 log = logging.getLogger("forsale.server")
+ENGLISH = translation("en")
 
 
-def when_text(seconds: float) -> str:
-    """A time left in words, to the hour: ``2 days 3 hours``, ``5 hours``, ``under an hour``.
+def when_text(seconds: float, tr: gettext.NullTranslations = ENGLISH) -> str:
+    """A time left in words, to the hour, in ``tr``'s language: ``2 days 3 hours``, ``5 hours``, ``under an hour``.
 
-    >>> when_text(2 * 86400 + 3 * 3600 + 59)
-    '2 days 3 hours'
+    >>> when_text(2 * 86400 + 3 * 3600 + 59), when_text(86400 + 3600, translation("fr"))
+    ('2 days 3 hours', '1 jour 1 heure')
     """
     hours = int(seconds // 3600)
     days, hours = divmod(hours, 24)
-    parts = [f"{days} day{'s' if days != 1 else ''}"] if days else []
+    parts = [tr.ngettext("{n} day", "{n} days", days).format(n=days)] if days else []
     if hours:
-        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
-    return " ".join(parts) or "under an hour"
+        parts.append(tr.ngettext("{n} hour", "{n} hours", hours).format(n=hours))
+    return " ".join(parts) or tr.gettext("under an hour")
+
+
+def turn_email(tr: gettext.NullTranslations, name: str, seat: int, link: str, left: str) -> tuple[str, str]:
+    """The subject and body telling the person at ``seat`` (from 0) of table ``name`` that it is their turn."""
+    subject = tr.gettext("For Sale: your turn at {name}").format(name=name)
+    body = (
+        tr.gettext("It is your turn at {name} (seat {seat}).").format(name=name, seat=seat + 1)
+        + "\n\n"
+        + tr.gettext("Play your move: {link}").format(link=link)
+        + "\n\n"
+        + tr.gettext(
+            "You have {left} left; then the safest move is played for you (a pass in an auction, "
+            "your lowest house in a sale)."
+        ).format(left=left)
+        + "\n"
+    )
+    return subject, body
 
 
 class TurnNotices:
@@ -81,19 +105,18 @@ class TurnNotices:
             log.exception("could not look up the email addresses for table %s", table.id)
             return
         name = " ".join(table.name.split())  # a name's line breaks must not reach a mail header
-        link = f"{self.public_url}/#/table/{table.id}" if self.public_url else f"table {table.id}"
         for seat, account_id in waiting.items():
-            address = emails.get(account_id or "")
-            if address is None:
+            mailbox = emails.get(account_id or "")
+            if mailbox is None or mailbox.email is None:
                 continue
-            left = when_text(max(0.0, deadlines.get(seat, time.monotonic()) - time.monotonic()))
-            body = (
-                f"It is your turn at {name} (seat {seat + 1}).\n\n"
-                f"Play your move: {link}\n\n"
-                f"You have {left} left; then the safest move is played for you "
-                "(a pass in an auction, your lowest house in a sale).\n"
+            tr = translation(mailbox.language)  # English for none, or for a code this release does not speak
+            link = (
+                f"{self.public_url}/#/table/{table.id}"
+                if self.public_url
+                else tr.gettext("table {id}").format(id=table.id)
             )
-            await self.mailer.send(address, f"For Sale: your turn at {name}", body)
+            left = when_text(max(0.0, deadlines.get(seat, time.monotonic()) - time.monotonic()), tr)
+            await self.mailer.send(mailbox.email, *turn_email(tr, name, seat, link, left))
 
     async def drain(self) -> None:
         """Wait for the messages being sent (at shutdown)."""

@@ -3,8 +3,9 @@ r"""The terminal's language: gettext catalogues, the choice of language, and mon
 Every sentence the terminal shows is an English ``msgid`` marked with
 :func:`_` or :func:`ngettext` (so ``pybabel extract`` finds it, see
 ``babel.cfg``) and looked up in ``src/forsale/locale/<lang>/LC_MESSAGES/forsale.mo``
-with the standard library's :mod:`gettext`: Babel is needed only to extract
-and compile the catalogues, never to play.
+with the standard library's :mod:`gettext` (:mod:`forsale.catalogues`, which the
+server's emails share): Babel is needed only to extract and compile the
+catalogues, never to play.
 
 The language is process-wide (one terminal, one player): :func:`use` sets
 it, from ``--lang`` or from the locale variables (:func:`from_environment`).
@@ -27,12 +28,11 @@ from __future__ import annotations
 import gettext
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
-DOMAIN = "forsale"
-LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
-LANGUAGES: dict[str, str] = {"en": "English", "fr": "Français", "nl": "Nederlands", "it": "Italiano", "de": "Deutsch"}
-"""The languages the terminal speaks (``--lang`` codes), English first: it is the catalogues' source."""
+from ..catalogues import DOMAIN, LANGUAGES, LOCALE_DIR, translation
+
+__all__ = ["DOMAIN", "LANGUAGES", "LOCALE_DIR", "MONEY", "check", "choose", "from_environment", "language", "money",
+           "ngettext", "number", "pgettext", "use", "_"]  # fmt: skip
 
 MONEY: dict[str, tuple[str, str]] = {
     "en": ("${amount}", ","),
@@ -83,11 +83,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> str:
 def use(code: str) -> None:
     """Speak ``code`` from now on (``ValueError`` if it is not one of :data:`LANGUAGES`)."""
     global _translation, _language
-    check(code)
-    if code == "en":
-        _translation = gettext.NullTranslations()
-    else:
-        _translation = gettext.translation(DOMAIN, LOCALE_DIR, languages=[code])
+    _translation = translation(check(code))
     _language = code
 
 

@@ -4,7 +4,7 @@
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
 import { call, seats } from "./api.js";
 import { distinctNames, h } from "./format.js";
-import { dateTime, joinList, number, t } from "./i18n.js";
+import { dateTime, joinList, language, number, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -154,7 +154,10 @@ function settings() {
   return h("section.panel", { id: "account-settings" }, h("h2", null, t("account.settings")), emailForm(), h("p.hint", null, t("account.deleteHint")), h("div.row", null, change, remove));
 }
 
-/** Where "your turn" emails of games over days go (empty: none); the server shows the address to nobody else. */
+/**
+ * Where "your turn" emails of games over days go (empty: none); the server shows the address to nobody else.
+ * The emails are written in the page's language as it is when the address is saved.
+ */
 function emailForm() {
   const input = h("input", { type: "email", id: "account-email", autocomplete: "email", maxlength: 254 });
   const said = h("p.hint", { id: "account-email-status", role: "status" });
@@ -167,7 +170,7 @@ function emailForm() {
         event.preventDefault();
         said.textContent = "";
         try {
-          const res = await call("POST", "/api/me/email", { email: input.value.trim() || null });
+          const res = await call("POST", "/api/me/email", { email: input.value.trim() || null, language: language() });
           said.textContent = res.email ? t("account.emailSaved", { email: res.email }) : t("account.emailRemoved");
         } catch (e) {
           said.textContent = e.message;
