@@ -3,7 +3,7 @@
 The server is a real ``forsale serve`` with ``--smtp`` pointed at aiosmtpd listening on loopback (a real SMTP
 server), and Debian's Chromium plays two accounts in separate browser contexts. Bob leaves by closing his
 browser; the email he gets links to the table, and a fresh context (another device) signs in, opens the
-link and plays his seat to the end.
+link and plays his seat to the end. The address is saved with the page's language, the emails' language.
 """
 
 from __future__ import annotations
@@ -168,3 +168,17 @@ def test_a_player_who_left_is_emailed_and_finishes_the_game_from_another_device(
     phone.wait_for_selector("#end")
     # Ann kept her page open all along: she was never emailed.
     assert all(m["To"] == "bob@example.org" for m in inbox.messages)
+
+
+def test_the_page_s_language_is_the_language_of_the_emails(
+    mail_server: tuple[str, Inbox], device: Callable[[], tuple[BrowserContext, Page]]
+) -> None:
+    """Dora reads the page in German; the address she saves there gets its "your turn" emails in German."""
+    _, page = device()
+    page.goto("/")
+    page.select_option("#lang", "de")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    sign(page, "up", "Dora")
+    set_email(page, "dora@example.org")
+    me = page.evaluate("fetch('/api/me').then((r) => r.json())")
+    assert (me["email"], me["language"]) == ("dora@example.org", "de")
