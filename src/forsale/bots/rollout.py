@@ -93,6 +93,30 @@ def play_sales(
             hands[s].remove(h)
 
 
+_LAST: tuple[Any, int, int, dict[int, dict[int, float]]] = ((), 0, 0, {})
+"""The houses of the deal last played out, and its rounds' house values (:func:`_values_of`)."""
+
+
+def _values_of(houses: tuple[int, ...], r: int, n: int, cards: int) -> dict[int, float]:
+    """:func:`~forsale.bots.valuation.round_values` of round ``r`` of a deal, computed once per deal.
+
+    The search plays every plan out on the same sampled deal, one after the
+    other, and a round's values depend only on the deal's houses, so they are
+    kept for the deal last seen (by identity: a deal's houses are a tuple,
+    never changed). The memo is one tuple, replaced whole, so threads that
+    play different deals at once never read each other's values.
+    """
+    global _LAST
+    entry = _LAST
+    if entry[0] is not houses or entry[1] != n or entry[2] != cards:
+        entry = _LAST = (houses, n, cards, {})
+    table = entry[3]
+    value = table.get(r)
+    if value is None:
+        value = table[r] = round_values(sorted(houses[: n * (r + 1)]), houses[r * n : r * n + n], n, cards)
+    return value
+
+
 def play_auctions(
     state: Any, bidders: Sequence[Bidder], plan: tuple[int, int] | None = None
 ) -> tuple[list[int], list[list[int]]]:
@@ -124,7 +148,7 @@ def play_auctions(
     plan_seat, plan_limit = plan if plan is not None else (-1, 0)
     while True:
         # Values of this round's houses (the whole round's table, including any already taken).
-        value = round_values(sorted(houses[: n * (r + 1)]), houses[r * n : r * n + n], n, cards)
+        value = _values_of(houses, r, n, cards)
         top = value[table[-1]]
         lo = 0
         gap = top - value[table[0]]
