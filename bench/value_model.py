@@ -8,7 +8,7 @@ Three measurements (``docs/value-model.md`` quotes them):
   the search's hand-set valuation (:mod:`forsale.bots.valuation`): coins
   plus cheques won plus :func:`hand_values` of the houses held, through
   :func:`expected_shares` at the search's temperatures (3 at the end of the
-  auctions; ``3 (k - 1) / (R - 1) + 1`` with ``k`` houses left in a sale).
+  auctions; :func:`sale_temperature` of ``k - 1`` with ``k`` houses left in a sale).
   In the auction phase the hand-set figure ignores the houses still to
   come, as the search's auction leaf does only once the auctions are over:
   the comparison that matters is ``sale``.
@@ -37,7 +37,8 @@ import numpy as np
 from forsale import SALE, Deal, Ruleset, State, sample_state, view
 from forsale.actions import PASS, SELLS, Action, bid
 from forsale.bots import make_agent
-from forsale.bots.valuation import expected_shares, hand_values
+from forsale.bots.search import AUCTION_TEMPERATURE
+from forsale.bots.valuation import expected_shares, hand_values, sale_temperature
 from forsale.bots.valuemodel import features, load
 from forsale.rules import win_shares
 from forsale.sim import step
@@ -45,19 +46,17 @@ from forsale.training.data import games_features
 from forsale.training.policies import Population, sorted_hands
 from forsale.view import View
 
-AUCTION_TEMPERATURE = 3.0
 STAGES = ("auction", "sale start", "sale later", "all")
 """Rows are reported by stage: "sale start" (no house sold yet) is where the search's auction leaf is valued."""
 
 
 def hand_set_shares(
-    coins: Sequence[int], cheques: Sequence[int], hands: Sequence[Sequence[int]], rounds: int, phase: str
+    coins: Sequence[int], cheques: Sequence[int], hands: Sequence[Sequence[int]], phase: str
 ) -> list[float]:
     """The search's hand-set valuation of a position as win shares, in seat order."""
     scores = [c + w + v for c, w, v in zip(coins, cheques, hand_values(hands))]
     if phase == SALE:
-        k = len(hands[0])
-        temperature = AUCTION_TEMPERATURE * (k - 1) / max(1, rounds - 1) + 1.0
+        temperature = sale_temperature(len(hands[0]) - 1)
     else:
         temperature = AUCTION_TEMPERATURE
     return expected_shares(scores, temperature)
@@ -114,7 +113,7 @@ def population_positions(players: int, games: int, seed: int) -> list[tuple[str,
             for j, (g, s) in enumerate(zip(keep.tolist(), seat.tolist())):
                 phase = "auction" if core.phase[g] == step.AUCTION else SALE
                 held = [[h for h in row if h < 99] for row in hands[j].tolist()]
-                hand = hand_set_shares(core.coins[g].tolist(), core.won_total[g].tolist(), held, rules.rounds, phase)
+                hand = hand_set_shares(core.coins[g].tolist(), core.won_total[g].tolist(), held, phase)
                 rel = [(s + i) % players for i in range(players)]
                 stage = "auction" if phase != SALE else "sale start" if core.round[g] == 0 else "sale later"
                 kept.append((g, s, stage, shares[j], [hand[r] for r in rel]))
@@ -146,7 +145,7 @@ def expert_positions(players: int, games: int, seed: int) -> list[tuple[str, np.
             if pick.random() < 0.15 and not any(state.has_committed(s) for s in range(players)):
                 seat = pick.randrange(players)
                 v = view(state, seat)
-                hand = hand_set_shares(v.coins, [sum(c) for c in v.cheques_won], v.hands, rules.rounds, v.phase)
+                hand = hand_set_shares(v.coins, [sum(c) for c in v.cheques_won], v.hands, v.phase)
                 stage = "auction" if v.phase != SALE else "sale start" if v.round == 0 else "sale later"
                 kept.append((seat, stage, model.predict(features(v)), hand))
             for seat in acting:
