@@ -103,7 +103,9 @@ def plot(report: dict[str, list[dict[str, Any]]], path: str) -> None:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for (players, rows), marker in zip(report.items(), "os^D"):
-        ax.plot([r["houses_left"] for r in rows], [r["fitted"] for r in rows], marker=marker, label=f"{players} players")
+        ax.plot(
+            [r["houses_left"] for r in rows], [r["fitted"] for r in rows], marker=marker, label=f"{players} players"
+        )
     ks = range(1, 1 + max(r["houses_left"] for rows in report.values() for r in rows))
     ax.plot(list(ks), [sale_temperature(k) for k in ks], "k--", label="the search's rule")
     ax.set_xlabel("houses left in each hand")

@@ -358,7 +358,11 @@ class Fuzzer:
             code = answer.get("code")
             shape = set(answer) - {"params"}  # a refused move's facts, for the page's own words (docs/protocol.md)
             params_ok = isinstance(answer.get("params", {}), dict)
-            if shape != {"type", "code", "message", "id"} or not isinstance(answer.get("message"), str) or not params_ok:
+            if (
+                shape != {"type", "code", "message", "id"}
+                or not isinstance(answer.get("message"), str)
+                or not params_ok
+            ):
                 self.finding(f"{kind}: malformed error", f"{what}: {answer}")
             elif code == "rate_limited":
                 return

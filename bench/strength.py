@@ -348,7 +348,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--tables", type=int, default=0, metavar="T", help="T random held-out 4-seat tables")
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
-    p.add_argument("--members", metavar="WHICH", help="each member of WHICH (stronger, first, all, families) vs three BOT")
+    p.add_argument(
+        "--members", metavar="WHICH", help="each member of WHICH (stronger, first, all, families) vs three BOT"
+    )
     p.add_argument("--members-vs", default="expert", metavar="BOT", help="the opponent of --members (default expert)")
     p.add_argument("--games", type=int, default=100, help="games per table, rounded up to whole deals (default 100)")
     p.add_argument("--budget", type=float, default=None, help="seconds per decision for bots that take time=")

@@ -363,7 +363,12 @@ class State:
                 self._next_auction(last)
                 return
         elif type(action) is Sell:
-            if self.phase is not SALE or not 0 <= seat < self.n or self.commits[seat] or action.house not in self.hands[seat]:
+            if (
+                self.phase is not SALE
+                or not 0 <= seat < self.n
+                or self.commits[seat]
+                or action.house not in self.hands[seat]
+            ):
                 self._reject(seat, action)
             self.commits[seat] = action.house
             self.n_commits += 1

@@ -208,7 +208,10 @@ def test_a_hint_is_the_move_hard_plays_and_why_in_one_line(phase):
     assert out["chance"] == values[played]
     others = {a: c for a, c in values.items() if a != played}
     best_other = max(others.values())
-    assert out["alternative_chance"] == best_other and action_to_json(max(others, key=others.__getitem__)) == out["alternative"]
+    assert (
+        out["alternative_chance"] == best_other
+        and action_to_json(max(others, key=others.__getitem__)) == out["alternative"]
+    )
     assert out["reason"] in {"pass_close", "better", "mixed", "close"}
     if out["reason"] == "better":
         assert out["chance"] >= best_other
@@ -217,14 +220,20 @@ def test_a_hint_is_the_move_hard_plays_and_why_in_one_line(phase):
     assert "\n" not in out["line"] and "to win" in out["line"]
     assert hint(v, random.Random(5), budget=2) == out  # same seed, same hint
     with pytest.raises(ValueError, match="no decision"):
-        hint(view(state, (seat + 1) % state.n) if state.phase == AUCTION else spectator_view(state), random.Random(5), 2)
+        hint(
+            view(state, (seat + 1) % state.n) if state.phase == AUCTION else spectator_view(state), random.Random(5), 2
+        )
 
 
 def test_a_pass_at_a_table_of_close_houses_says_so_and_a_single_choice_is_the_only_move():
     record = golden()
     houses = sorted(record["deal"]["houses"])
     n = len(record["players"])
-    record = {**record, "deal": {**record["deal"], "houses": houses[1:n + 1] + houses[:1] + houses[n + 1 :]}, "moves": []}
+    record = {
+        **record,
+        "deal": {**record["deal"], "houses": houses[1 : n + 1] + houses[:1] + houses[n + 1 :]},
+        "moves": [],
+    }
     state = from_record(record)  # the first table: the 2nd to 5th lowest houses, close in value
     assert state.table[-1] - state.table[0] <= CLOSE_SPREAD
     out = hint(view(state, state.turn), random.Random(1), budget=2)

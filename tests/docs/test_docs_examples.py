@@ -245,7 +245,9 @@ def test_the_examples_are_found() -> None:
 
 def test_a_failing_example_is_reported(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
-    page.write_text("```python\nx = 1\n```\n\n```python\nraise ValueError(x)\n```\n\n```console\n$ exit 3\n```\n\n```console\nno command\n```\n")
+    page.write_text(
+        "```python\nx = 1\n```\n\n```python\nraise ValueError(x)\n```\n\n```console\n$ exit 3\n```\n\n```console\nno command\n```\n"
+    )
     run = PageRun(page, tmp_path)
     outcomes = run.through(3)
     assert outcomes[0] is None

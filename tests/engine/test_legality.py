@@ -28,7 +28,9 @@ SPACE = (PASS, *(Bid(b) for b in range(61)), *(Sell(h) for h in range(32)))
 def rulesets(draw: st.DrawFn) -> Ruleset:
     players = draw(st.integers(2, 6))
     if draw(st.booleans()):
-        return Ruleset.preset(draw(st.sampled_from([n for n in PRESETS if (n == "two-player") == (players == 2)])), players)
+        return Ruleset.preset(
+            draw(st.sampled_from([n for n in PRESETS if (n == "two-player") == (players == 2)])), players
+        )
     removed = draw(st.sampled_from([r for r in range(30 - players + 1) if (30 - r) % players == 0]))
     return Ruleset.custom(
         players, starting_coins=draw(st.integers(0, 40)), removed=removed, refund=draw(st.sampled_from(["down", "up"]))

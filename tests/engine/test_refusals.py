@@ -16,7 +16,13 @@ SALE = {"phase": "sale", "seat": 2, "turn": None, "coins": 5, "high": 0, "commit
     [
         ({**AUCTION, "phase": "over"}, PASS, "game_over", "the game is over; seat 1 cannot pass", "the game is over"),
         (AUCTION, Bid(8), "illegal", "seat 1 bid 8 but holds 7 coins", "you hold 7 coins; bid 4–7 or pass"),
-        (AUCTION, Bid(3), "illegal", "seat 1 bid 3 but the high bid is already 3", "the high bid is 3; bid 4–7 or pass"),
+        (
+            AUCTION,
+            Bid(3),
+            "illegal",
+            "seat 1 bid 3 but the high bid is already 3",
+            "the high bid is 3; bid 4–7 or pass",
+        ),
         (
             {**AUCTION, "high": 0},
             Bid(0),
@@ -52,7 +58,13 @@ SALE = {"phase": "sale", "seat": 2, "turn": None, "coins": 5, "high": 0, "commit
             "seat 2 cannot bid during the sale phase",
             "the auctions are over: choose a house from your hand to sell",
         ),
-        (SALE, PASS, "illegal", "seat 2 cannot pass during the sale phase", "the auctions are over: choose a house from your hand to sell"),
+        (
+            SALE,
+            PASS,
+            "illegal",
+            "seat 2 cannot pass during the sale phase",
+            "the auctions are over: choose a house from your hand to sell",
+        ),
         (
             {**SALE, "committed": True},
             Sell(9),
@@ -60,9 +72,27 @@ SALE = {"phase": "sale", "seat": 2, "turn": None, "coins": 5, "high": 0, "commit
             "seat 2 has already chosen a house this sale round",
             "you have already chosen a house this sale round; wait for the others",
         ),
-        (SALE, Sell(5), "illegal", "seat 2 sold house 5 but holds 4, 9, 20", "you do not hold house 5; choose one of 4, 9, 20"),
-        (SALE, Sell(31), "illegal", "seat 2 sold house 31 but holds 4, 9, 20", "there is no such house; choose one of 4, 9, 20"),
-        (SALE, "sell 9", "illegal", "'sell 9' is not a For Sale action (bid, pass or sell)", "'sell 9' is not a For Sale action (bid, pass or sell)"),
+        (
+            SALE,
+            Sell(5),
+            "illegal",
+            "seat 2 sold house 5 but holds 4, 9, 20",
+            "you do not hold house 5; choose one of 4, 9, 20",
+        ),
+        (
+            SALE,
+            Sell(31),
+            "illegal",
+            "seat 2 sold house 31 but holds 4, 9, 20",
+            "there is no such house; choose one of 4, 9, 20",
+        ),
+        (
+            SALE,
+            "sell 9",
+            "illegal",
+            "'sell 9' is not a For Sale action (bid, pass or sell)",
+            "'sell 9' is not a For Sale action (bid, pass or sell)",
+        ),
     ],
 )
 def test_each_refusal_in_both_wordings(facts, action, code, referee, seat):

@@ -92,7 +92,10 @@ def describe_drift(old: dict[str, Any], new: dict[str, Any], limit: int = 8) -> 
                 before, after = dense[part][0][k][s], dense[part][1][k][s]
                 for i in np.flatnonzero(before != after)[:3]:
                     lines.append(f"{where}: {_where(layout, int(i), offset)} was {before[i]}, now {after[i]}")
-            for field, label in (("legal", "legal ids"), ("strings", "digest of the observation and infostate strings")):
+            for field, label in (
+                ("legal", "legal ids"),
+                ("strings", "digest of the observation and infostate strings"),
+            ):
                 if was[field] != now[field]:
                     lines.append(f"{where}: {label} was {was[field]}, now {now[field]}")
             if len(lines) >= limit:

@@ -38,4 +38,3 @@ class Inbox:
             message = found()
             assert message is not None
             return message
-

@@ -25,7 +25,6 @@ from .wire import recv
 pytestmark = pytest.mark.timeout(180)
 
 
-
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'bots.sqlite3'}", max_bot_time=2)) as client:

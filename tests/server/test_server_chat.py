@@ -49,7 +49,10 @@ def say(ws: object, text: str, msg_id: int) -> dict:
 
 def test_hostile_text_is_stored_and_sent_back_as_text(client: TestClient, db_url: str) -> None:
     table_id, token0, token1, _ = two_seat_table(client)
-    with client.websocket_connect(f"/ws/tables/{table_id}") as a, client.websocket_connect(f"/ws/tables/{table_id}") as b:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as a,
+        client.websocket_connect(f"/ws/tables/{table_id}") as b,
+    ):
         hello(a, token0)
         hello(b, token1)
         for i, text in enumerate(HOSTILE[:5]):
@@ -93,7 +96,10 @@ def test_bad_messages_are_refused_and_change_nothing(client: TestClient, text: o
 def test_a_seat_may_send_five_in_a_row_then_waits(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(chat_module, "RATE", 1e-9)  # no refill during the test: the burst alone counts
     table_id, token0, token1, _ = two_seat_table(client)
-    with client.websocket_connect(f"/ws/tables/{table_id}") as tab1, client.websocket_connect(f"/ws/tables/{table_id}") as tab2:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as tab1,
+        client.websocket_connect(f"/ws/tables/{table_id}") as tab2,
+    ):
         hello(tab1, token0)
         hello(tab2, token0)  # the same seat in a second tab: one allowance between them
         for i in range(3):
@@ -114,7 +120,10 @@ def test_a_seat_may_send_five_in_a_row_then_waits(client: TestClient, monkeypatc
 def test_spectators_read_and_write_only_when_the_creator_allows(client: TestClient) -> None:
     table_id, token0, _, created = two_seat_table(client)
     assert created["table"]["spectator_chat"] is False
-    with client.websocket_connect(f"/ws/tables/{table_id}") as player, client.websocket_connect(f"/ws/tables/{table_id}") as watcher:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as player,
+        client.websocket_connect(f"/ws/tables/{table_id}") as watcher,
+    ):
         hello(player, token0)
         assert hello(watcher)["seat"] is None
         say(player, "hello, audience", 1)
@@ -135,7 +144,10 @@ def test_spectators_read_and_write_only_when_the_creator_allows(client: TestClie
 def test_chat_is_in_neither_the_record_nor_the_event_log(client: TestClient, db_url: str) -> None:
     table_id, token0, token1, _ = two_seat_table(client)
     secret = "chat-marker-8c1f: never in a record"
-    with client.websocket_connect(f"/ws/tables/{table_id}") as a, client.websocket_connect(f"/ws/tables/{table_id}") as b:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as a,
+        client.websocket_connect(f"/ws/tables/{table_id}") as b,
+    ):
         views = {0: hello(a, token0)["view"], 1: hello(b, token1)["view"]}
         say(a, secret, 1)
         next_of(b, "chat")

@@ -49,7 +49,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield client
 
 
-
 def humans(client: TestClient, n: int) -> tuple[str, list[str]]:
     table_id = client.post("/api/tables", json={"players": n}).json()["table"]["id"]
     return table_id, [client.post(f"/api/tables/{table_id}/join", json={}).json()["token"] for _ in range(n)]

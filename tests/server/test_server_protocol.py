@@ -44,7 +44,6 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
 
 
-
 def play_seat(ws: Any, seat: int, choose: Callable[[dict[str, Any]], Any]) -> list[dict[str, Any]]:
     """Play one seat to the end of the game, acting only on the newest state; returns every state seen."""
     latest = recv(ws, "welcome")

@@ -29,7 +29,10 @@ def client(db_url: str) -> Iterator[TestClient]:
 
 def finished_pair(client: TestClient, **options: Any) -> tuple[str, str, str, dict[str, Any]]:
     table_id, token0, token1, created = two_seat_table(client, **options)
-    with client.websocket_connect(f"/ws/tables/{table_id}") as a, client.websocket_connect(f"/ws/tables/{table_id}") as b:
+    with (
+        client.websocket_connect(f"/ws/tables/{table_id}") as a,
+        client.websocket_connect(f"/ws/tables/{table_id}") as b,
+    ):
         play_out({0: a, 1: b}, {0: hello(a, token0)["view"], 1: hello(b, token1)["view"]})
     return table_id, token0, token1, created
 
@@ -56,7 +59,10 @@ def test_a_rematch_starts_when_both_accept_with_the_seats_rotated(client: TestCl
             assert next_of(ws, "rematch", skip=("table",))["rematch"]["waiting"] == [1]
         accepted = client.post(f"/api/tables/{table_id}/rematch", json={"token": token1}, headers=SAME)
         assert accepted.status_code == 200, accepted.text
-        started = {name: next_of(ws, "rematch", skip=("table",))["rematch"] for name, ws in (("a", a), ("b", b), ("w", watcher))}
+        started = {
+            name: next_of(ws, "rematch", skip=("table",))["rematch"]
+            for name, ws in (("a", a), ("b", b), ("w", watcher))
+        }
     assert started["a"]["status"] == "started" and started["a"]["table"] == started["w"]["table"]
     assert (started["a"]["seat"], started["b"]["seat"]) == (1, 0)  # seat 0 moved to 1, seat 1 to 0
     assert "token" not in started["w"] and started["a"]["token"] != started["b"]["token"]

@@ -163,7 +163,11 @@ def test_the_time_left_and_the_email_in_each_language() -> None:
         assert ("your turn" in subject) == (code == "en") and ("safest move" in body) == (code == "en"), code
     # A code no catalogue has (a release that dropped a language, a hand-edited database) is English.
     english = turn_email(translation(None), "Ours", 0, "t1", "1 hour")
-    assert turn_email(translation("pt"), "Ours", 0, "t1", "1 hour") == english == turn_email(ENGLISH, "Ours", 0, "t1", "1 hour")
+    assert (
+        turn_email(translation("pt"), "Ours", 0, "t1", "1 hour")
+        == english
+        == turn_email(ENGLISH, "Ours", 0, "t1", "1 hour")
+    )
 
 
 IN_ENGLISH = ("For Sale: your turn at Slow game", "It is your turn at Slow game (seat 2).", ("1 hour", "under an hour"))
@@ -234,7 +238,10 @@ def test_a_player_who_closes_the_page_during_their_turn_is_emailed_once_the_grac
 ) -> None:
     handler, port = inbox
     app = create_app(  # three seconds: time enough, on a loaded machine, to connect before the game's first turn
-        f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent", grace=3.0, smtp_url=f"smtp://127.0.0.1:{port}"
+        f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        static_dir="/nonexistent",
+        grace=3.0,
+        smtp_url=f"smtp://127.0.0.1:{port}",
     )
     with TestClient(app) as client:
         ann = sign_up(client, "Ann")
@@ -291,7 +298,14 @@ def test_the_long_clock_resumes_after_a_restart_and_then_plays_the_safe_move(tmp
 
 def test_smtp_urls() -> None:
     s = SmtpSettings.parse("smtp://me:p%40ss@mail.example.org:587?starttls=true")
-    assert (s.host, s.port, s.tls, s.starttls, s.user, s.password) == ("mail.example.org", 587, False, True, "me", "p@ss")
+    assert (s.host, s.port, s.tls, s.starttls, s.user, s.password) == (
+        "mail.example.org",
+        587,
+        False,
+        True,
+        "me",
+        "p@ss",
+    )
     assert SmtpSettings.parse("smtps://mail.example.org").port == 465
     assert SmtpSettings.parse("smtp://localhost").port == 25
     for bad in ("http://mail.example.org", "smtp://", "smtp://host:notaport"):

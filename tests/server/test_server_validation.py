@@ -29,7 +29,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield client
 
 
-
 def test_actions_are_strictly_typed_and_illegal_bids_are_illegal(client: TestClient) -> None:
     table_id = client.post("/api/tables", json={"players": 3}).json()["table"]["id"]
     tokens = [client.post(f"/api/tables/{table_id}/join", json={}).json()["token"] for _ in range(3)]

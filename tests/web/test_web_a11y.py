@@ -110,6 +110,7 @@ def test_the_account_pages_pass_the_axe_audit(new_page: Callable[..., Page], pla
     found += audit(page, "leaderboard")
     assert not found, "\n".join(found)
 
+
 # Every text the announcer (#announce, the page's one polite live region for the table) has said.
 _LISTEN = """() => {
   window.__said = [];

@@ -70,7 +70,9 @@ def device(browser: Browser, mail_server: tuple[str, Inbox]) -> Iterator[Callabl
         page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
         page.on(
             "console",
-            lambda m: problems.append(f"console error: {m.text}") if m.type == "error" and "401" not in m.text else None,
+            lambda m: (
+                problems.append(f"console error: {m.text}") if m.type == "error" and "401" not in m.text else None
+            ),
         )
         return context, page
 

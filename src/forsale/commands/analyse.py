@@ -66,7 +66,9 @@ def _seat(text: str | None, players: list[str]) -> int | None:
         return players.index(text)
     if text.isdigit() and int(text) < len(players):
         return int(text)
-    raise ValueError(f"--seat {text!r} is neither a seat from 0 to {len(players) - 1} nor a player ({', '.join(players)})")
+    raise ValueError(
+        f"--seat {text!r} is neither a seat from 0 to {len(players) - 1} nor a player ({', '.join(players)})"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

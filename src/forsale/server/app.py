@@ -315,7 +315,9 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     # Every endpoint, for the 405s below; read from the routers, as newer FastAPIs include them lazily.
-    api_routes = [r for r in (*app.routes, *(r for router in ROUTERS for r in router.routes)) if isinstance(r, APIRoute)]
+    api_routes = [
+        r for r in (*app.routes, *(r for router in ROUTERS for r in router.routes)) if isinstance(r, APIRoute)
+    ]
 
     def openapi() -> dict[str, Any]:
         """FastAPI's schema, plus the body models (bodies are read by :func:`body_of`, which FastAPI cannot see).

@@ -99,7 +99,9 @@ class ChatLog:
         check_text(text)
         seat, name = self._author(conn)
         if not self._allowance(conn).allow():
-            raise Refused("rate_limited", f"too many chat messages: {BURST} in a row, then one every {1 / RATE:g} seconds")
+            raise Refused(
+                "rate_limited", f"too many chat messages: {BURST} in a row, then one every {1 / RATE:g} seconds"
+            )
         await self.load()
         self.count += 1
         message = {"n": self.count, "seat": seat, "name": name, "text": text, "at": int(time.time() * 1000)}

@@ -62,7 +62,9 @@ def account_seat(table: LiveTable, account: Account | None) -> int | None:
     return None
 
 
-def admitted(table: LiveTable, *, token: str | None = None, invite: str | None = None, account: Account | None = None) -> bool:
+def admitted(
+    table: LiveTable, *, token: str | None = None, invite: str | None = None, account: Account | None = None
+) -> bool:
     """Whether a client with these credentials may see ``table`` (every table that is not invitation-only: yes)."""
     if not table.invite_only:
         return True

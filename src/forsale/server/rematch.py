@@ -102,7 +102,9 @@ def on_attach(table: LiveTable, conn: Conn) -> None:
         conn.send(_message(table, conn.seat))
 
 
-async def answer(table: LiveTable, seat: int, accept: bool, sender: Conn | None = None, msg_id: Any = None) -> dict[str, Any]:
+async def answer(
+    table: LiveTable, seat: int, accept: bool, sender: Conn | None = None, msg_id: Any = None
+) -> dict[str, Any]:
     """Seat ``seat`` offers or accepts (``accept``) or declines a rematch; returns the rematch as it sees it."""
     async with table.lock:
         if table.status != "over":

@@ -33,7 +33,9 @@ async def sign_up(request: Request) -> JSONResponse:
     accounts = accounts_of(request)
     await accounts.current(request, changing=True)  # a cookie from another origin is refused here too
     credentials = await body_of(request, Credentials)
-    response = await signed_in(request, await accounts.sign_up(credentials.name, credentials.password, address(request)))
+    response = await signed_in(
+        request, await accounts.sign_up(credentials.name, credentials.password, address(request))
+    )
     response.status_code = 201
     return response
 

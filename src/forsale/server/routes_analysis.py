@@ -142,7 +142,9 @@ def shown(data: dict[str, Any], seat: int | None) -> dict[str, Any]:
     return out
 
 
-PENDING: dict[int | str, dict[str, Any]] = {202: {"description": "being computed: `{\"status\": \"pending\"}`; ask again in a second"}}
+PENDING: dict[int | str, dict[str, Any]] = {
+    202: {"description": 'being computed: `{"status": "pending"}`; ask again in a second'}
+}
 
 
 @router.get("/api/tables/{table_id}/analysis", responses={**PENDING, **errors(403, 404, 409)})

@@ -49,7 +49,9 @@ async def chat_history(
 
 
 @router.get("/api/tables/{table_id}/rematch", responses=errors(403, 404))
-async def rematch_state(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> dict[str, Any]:
+async def rematch_state(
+    request: Request, table_id: str, token: str | None = None, invite: str | None = None
+) -> dict[str, Any]:
     """Where the rematch stands (null: none offered); with a seat token, that seat's new seat and token once started."""
     table = await readable(request, table_id, token=token, invite=invite)
     seat = None

@@ -33,9 +33,7 @@ async def list_tables(
     return {"tables": tables[: max(1, min(limit, 500))]}
 
 
-@router.post(
-    "/api/tables", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(CreateTable)
-)
+@router.post("/api/tables", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(CreateTable))
 async def create_table(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, CreateTable)
@@ -62,7 +60,9 @@ async def solo(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/tables/{table_id}", responses=errors(403, 404))
-async def get_table(request: Request, table_id: str, invite: str | None = None, token: str | None = None) -> dict[str, Any]:
+async def get_table(
+    request: Request, table_id: str, invite: str | None = None, token: str | None = None
+) -> dict[str, Any]:
     """An invitation-only table needs its ``invite`` code, a seat ``token`` or a seated account's session."""
     table = await readable(request, table_id, token=token, invite=invite)
     return {"table": table.info(), "result": table.result()}
@@ -153,6 +153,8 @@ async def record(request: Request, table_id: str, token: str | None = None, invi
 
 
 @router.get("/api/tables/{table_id}/replay", responses=errors(403, 404, 409))
-async def replay(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> dict[str, Any]:
+async def replay(
+    request: Request, table_id: str, token: str | None = None, invite: str | None = None
+) -> dict[str, Any]:
     table = await readable(request, table_id, token=token, invite=invite)
     return table.replay()

@@ -190,6 +190,7 @@ def upgrade_schema(conn: Connection) -> None:
     for index in seats.indexes:
         index.create(conn, checkfirst=True)
 
+
 events = Table(
     "forsale_events",
     metadata,
