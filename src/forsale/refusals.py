@@ -54,18 +54,26 @@ class Refusal(NamedTuple):
     params: Params | None = None
 
 
+def bid_range(high: int, coins: int) -> tuple[int, int] | None:
+    """The bids a seat to bid may make, ``(lowest, highest)``, or ``None`` when it can only pass.
+
+    >>> bid_range(3, 7), bid_range(5, 5)
+    ((4, 7), None)
+    """
+    return (high + 1, coins) if coins > high else None
+
+
 def bid_choices(high: int, coins: int) -> str:
     """What a seat to bid may do: ``bid 4–7 or pass``, ``bid 4 or pass``, or ``pass`` when it cannot raise.
 
     >>> bid_choices(3, 7), bid_choices(3, 4), bid_choices(5, 5)
     ('bid 4–7 or pass', 'bid 4 or pass', 'pass')
     """
-    low = high + 1
-    if coins < low:
+    bids = bid_range(high, coins)
+    if bids is None:
         return "pass"
-    if coins == low:
-        return f"bid {low} or pass"
-    return f"bid {low}–{coins} or pass"
+    low, top = bids
+    return f"bid {low} or pass" if low == top else f"bid {low}–{top} or pass"
 
 
 def refusal(

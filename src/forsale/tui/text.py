@@ -248,12 +248,13 @@ def verdict(v: View, names: Sequence[str]) -> str:
 
 def choices(high: int, coins: int) -> str:
     """What a seat to bid may do (:func:`forsale.refusals.bid_choices`), in the language in use."""
-    low = high + 1
-    if coins < low:
+    bids = refusals.bid_range(high, coins)
+    if bids is None:
         return _("pass")
-    if coins == low:
+    low, top = bids
+    if low == top:
         return _("bid {low} or pass").format(low=low)
-    return _("bid {low}–{high} or pass").format(low=low, high=coins)
+    return _("bid {low}–{high} or pass").format(low=low, high=top)
 
 
 def _coins(n: int) -> str:
