@@ -19,7 +19,6 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 from math import exp
-from typing import Any
 
 from ..rules import CHEQUES, win_shares
 from .expert import below_distribution, binomial_distribution, order_stat_means
@@ -102,17 +101,16 @@ def hand_values(hands: Sequence[Sequence[int]], stats: Sequence[float] | None = 
 def seat_value(hand: Sequence[int], others: Sequence[Sequence[int]], stats: Sequence[float]) -> float:
     """:func:`hand_values` for one seat: its ``hand`` against the ``others``' sorted hands."""
     others = [o for o in others if o]
-    total = 0.0
-    for h in hand:
-        dist = below_distribution([bisect_left(o, h) / len(o) for o in others])
-        total += sum(d * x for d, x in zip(dist, stats))
-    return total
+    return sum(_rank_value(tuple((bisect_left(o, h), len(o)) for o in others), stats) for h in hand)
 
 
-_RANK_VALUES: dict[object, dict[Any, float]] = {}
+Situation = tuple[tuple[float, ...], tuple[int, ...]]
+"""The order statistics of the cheques and each seat's hand size: what the memo of :func:`hand_values` is for."""
+
+_RANK_VALUES: dict[Situation, dict[tuple[int, ...], float]] = {}
 
 
-def _rank_values(situation: object) -> dict[Any, float]:
+def _rank_values(situation: Situation) -> dict[tuple[int, ...], float]:
     """The memo of :func:`_rank_value` for one situation (the order statistics and the hand sizes);
     bounded, since the statistics change with the cheques seen."""
     table = _RANK_VALUES.get(situation)
