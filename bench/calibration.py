@@ -33,7 +33,7 @@ from forsale import Deal, Ruleset, State, view
 from forsale.bots import make_agent
 from forsale.bots.expert import order_stat_means
 from forsale.bots.population import tuning
-from forsale.bots.valuation import hand_values, sale_temperature
+from forsale.bots.valuation import expected_shares, hand_values, sale_temperature
 from forsale.rules import win_shares
 
 GRID = [0.5 + 0.25 * i for i in range(39)]
@@ -76,10 +76,8 @@ def log_likelihood(rows: Sequence[Sample], temperature: float) -> float:
     """Mean log-chance the softmax at ``temperature`` gives the actual winners (shared wins weighted)."""
     total = 0.0
     for expected, shares in rows:
-        top = max(expected)
-        weights = [math.exp((x - top) / temperature) for x in expected]
-        norm = sum(weights)
-        total += sum(s * math.log(w / norm) for s, w in zip(shares, weights) if s > 0)
+        chances = expected_shares(expected, temperature)
+        total += sum(s * math.log(p) for s, p in zip(shares, chances) if s > 0)
     return total / len(rows)
 
 
