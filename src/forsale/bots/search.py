@@ -18,7 +18,10 @@ decision by default):
   profile of plays is worth each seat's win chance after it (exact in the
   last two rounds), and regret matching solves it, with each opponent
   mixed between its sale model and equilibrium play by how much evidence
-  supports the model (:func:`forsale.bots.opponents.sale_confidence`). The
+  supports the model (:func:`forsale.bots.opponents.sale_confidence`); the
+  model is itself a mixture of the expert's sale types and the sale
+  ``hard-v1``'s search would make in the opponent's chair, weighed by how
+  well each predicted that seat so far (:mod:`forsale.bots.searchers`). The
   move is drawn, with the caller's rng, from the bot's own solved strategy.
 
 ``hard-v1``, the search bot before issue 14, stays registered unchanged:
@@ -53,6 +56,7 @@ from .registry import register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
 from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
+from .searchers import SaleMemory, searcher_blend, searcher_sale
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
 
 AUCTION_TEMPERATURE = 3.0
@@ -220,7 +224,9 @@ class HardAgent(SearchAgent):
     between their sale model and equilibrium play by how well the model fits
     them, and the move is drawn from the bot's own solved strategy
     (``mixed=False``: the house worth most against the opponents as they
-    were taken to play, a best response).
+    were taken to play, a best response). With ``searchers`` each
+    opponent's sale model is mixed with a searcher's sale by how well that
+    predicted it so far (:mod:`forsale.bots.searchers`).
     """
 
     def __init__(
@@ -229,11 +235,14 @@ class HardAgent(SearchAgent):
         sampled_bidders: bool = True,
         leaf: str | Leaf = "valuation",
         mixed: bool = True,
+        searchers: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
         self.sampled_bidders = sampled_bidders
         self.mixed = mixed
+        self.searchers = searchers
+        self._memory = SaleMemory()
         if leaf not in ("valuation", "model") and not callable(leaf):
             raise ValueError(f"leaf must be 'valuation', 'model' or a callable, not {leaf!r}")
         self.leaf = leaf
@@ -293,6 +302,8 @@ class HardAgent(SearchAgent):
         seat = view.seat
         assert seat is not None
         game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
+        if self.searchers:
+            self._learn_searchers(view, models, weights, rng)
         strategies, values, iterations = solve(
             game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
         )
@@ -300,6 +311,23 @@ class HardAgent(SearchAgent):
         if not self.mixed:  # the house worth most against the opponents as they were taken to play
             return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
         return SELLS[view.hand[choose(strategies[seat], rng)]]
+
+    def _learn_searchers(
+        self, view: View, models: list[list[float] | None], weights: list[float], rng: random.Random
+    ) -> None:
+        """Mix each opponent's model with a searcher's sale by how well that predicted its earlier sales
+        (:mod:`forsale.bots.searchers`), in place, and write down this round's predictions."""
+        share, seen = self._memory.odds(view)
+        predictions = {}
+        for s, model in enumerate(models):
+            hand = view.hands[s]
+            if model is None or len(hand) < 2:
+                continue
+            house = searcher_sale(view, s, random.Random(rng.getrandbits(64)))
+            total = sum(model) or 1.0
+            predictions[s] = (house, {h: p / total for h, p in zip(hand, model)})
+            models[s], weights[s] = searcher_blend(hand, house, model, weights[s], share[s], seen[s])
+        self._memory.remember(view, predictions)
 
 
 class EasyAgent:
@@ -323,13 +351,16 @@ class EasyAgent:
 @register(
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
-def _hard(sampled_bidders: int = 1, leaf: str = "valuation", mixed: int = 1, **options: Any) -> HardAgent:
+def _hard(
+    sampled_bidders: int = 1, leaf: str = "valuation", mixed: int = 1, searchers: int = 1, **options: Any
+) -> HardAgent:
     v1 = build("hard", **options)
     return HardAgent(
         "hard",
         sampled_bidders=bool(sampled_bidders),
         leaf=leaf,
         mixed=bool(mixed),
+        searchers=bool(searchers),
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),

@@ -1,0 +1,132 @@
+"""Opponents that search: predicting a seat that sells the way a search bot does, and learning who does.
+
+The expert's sale types (:data:`forsale.bots.expert.SALE_TYPES`) describe
+people and heuristics well, and search bots badly: a seat that best-responds
+to what it predicts of the others (``hard-v1`` does, and so do strong
+players) sells a house none of the types picks about half the time. In the
+sale phase every hand is known by deduction, so the bot can put itself in
+an opponent's chair: the opponent's view is the bot's own with the seat
+changed, and :func:`searcher_sale` runs ``hard-v1``'s sale search from it.
+
+Whether an opponent *is* such a searcher is learnt online
+(:class:`SaleMemory`): at every sale decision the bot writes down, per
+opponent, the searcher's house and the type model's chances; at the next
+one it reads what each seat actually sold and updates the odds between the
+two models. With no evidence the searcher model has a small prior
+(:data:`SEARCHER_PRIOR`), so the bot starts from its usual model and moves
+to the searcher model only for seats that keep selling as one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from ..actions import Sell
+from ..view import View
+from .search_v1 import SearchAgent
+
+SEARCHER_PRIOR = 0.2
+"""Prior odds share of the searcher model for a seat with no sale seen yet."""
+
+SEARCHER_ERROR = 0.1
+"""Chance a searcher sells some other house than the one predicted (spread evenly over its hand)."""
+
+SEARCHER_SAMPLES = 24
+"""Sampled profiles of the others' plays per prediction (``hard-v1``'s own budget buys about 300)."""
+
+GAMES_KEPT = 64
+"""Games a :class:`SaleMemory` remembers; the oldest is forgotten first (a long-lived bot must not grow)."""
+
+
+def searcher_sale(view: View, seat: int, rng: random.Random, samples: int = SEARCHER_SAMPLES) -> int:
+    """The house ``seat`` would sell now if it searched like ``hard-v1``, seen from ``view``.
+
+    Only the seat's own unrevealed commitment is private in a sale round,
+    and the search never reads it, so the seat's view is ``view`` with the
+    seat changed. ``view`` must be in the sale phase, with ``seat`` holding
+    at least two houses.
+    """
+    chair = dataclasses.replace(view, seat=seat, my_commit=None)
+    action = SearchAgent(samples=samples)._sale(chair, rng, 0.0)
+    assert isinstance(action, Sell)
+    return action.house
+
+
+Prediction = tuple[int, dict[int, float]]
+"""An opponent's predicted sale: the searcher's house, and the type model's chance of each house."""
+
+
+class SaleMemory:
+    """Per game and seat of the bot, the predictions made at each sale round, to score them later.
+
+    A game is recognised by the viewing seat and the auction tables (every
+    house revealed in the auction phase), so one bot object may play many
+    games and seats at once. A memory that lost a game (a restarted server)
+    only means no evidence: the bot falls back to its usual model. A lock
+    keeps the bookkeeping whole when threads share the bot.
+    """
+
+    def __init__(self) -> None:
+        self._games: OrderedDict[tuple[object, ...], dict[int, dict[int, Prediction]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _rounds(self, view: View) -> dict[int, dict[int, Prediction]]:
+        key = (view.seat, view.auction_tables)
+        with self._lock:
+            rounds = self._games.get(key)
+            if rounds is None:
+                rounds = self._games[key] = {}
+                while len(self._games) > GAMES_KEPT:
+                    self._games.popitem(last=False)
+            else:
+                self._games.move_to_end(key)
+            return rounds
+
+    def odds(self, view: View) -> tuple[list[float], list[int]]:
+        """Per seat, the posterior share of the searcher model and how many of its sales it rests on."""
+        n = view.players
+        sales = [houses for seat, houses in view.history if seat is None]
+        rounds = self._rounds(view)
+        share = [SEARCHER_PRIOR] * n
+        seen = [0] * n
+        for r, predictions in list(rounds.items()):
+            if r >= len(sales):
+                continue
+            for s, (house, types) in predictions.items():
+                sold = sales[r][s]
+                k = len(types)
+                like_searcher = (1.0 - SEARCHER_ERROR) * (sold == house) + SEARCHER_ERROR / k
+                like_types = types.get(sold, 0.0)
+                p = share[s]
+                total = p * like_searcher + (1.0 - p) * like_types
+                share[s] = p * like_searcher / total if total > 0 else p
+                seen[s] += 1
+        return share, seen
+
+    def remember(self, view: View, predictions: dict[int, Prediction]) -> None:
+        """Write down this round's predictions (keyed by the number of sale rounds already played)."""
+        played = sum(1 for seat, _ in view.history if seat is None)
+        self._rounds(view)[played] = predictions
+
+
+def searcher_blend(
+    hand: Sequence[int], house: int, model: Sequence[float], weight: float, share: float, seen: int
+) -> tuple[list[float], float]:
+    """A seat's model and trust after mixing in the searcher model by its posterior ``share``.
+
+    The searcher's prediction puts ``1 - SEARCHER_ERROR`` on ``house``;
+    the trust in it grows with the sales it rests on (``seen / (seen + 1)``),
+    as the type model's does (:func:`forsale.bots.opponents.sale_confidence`).
+    """
+    k = len(hand)
+    total = sum(model) or 1.0
+    mixed = [
+        share * ((1.0 - SEARCHER_ERROR) * (h == house) + SEARCHER_ERROR / k) + (1.0 - share) * p / total
+        for h, p in zip(hand, model)
+    ]
+    trust = share * seen / (seen + 1) + (1.0 - share) * weight
+    return mixed, trust
