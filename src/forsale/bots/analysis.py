@@ -258,7 +258,10 @@ def hint(v: View, rng: random.Random, budget: int = HINT_BUDGET) -> dict[str, An
     """What ``hard`` would do from ``v`` and why: its move, a reason code with the numbers, and one English line.
 
     The move is ``make_agent(f"hard:samples={budget}").act(v, ...)``, exactly
-    what ``hard`` plays from this view with this generator. Then every legal
+    what ``hard`` plays from this view with this generator when it takes the
+    seat now (a ``hard`` that played the whole game has also learnt, from the
+    sales it saw, which opponents sell like search bots:
+    :mod:`forsale.bots.searchers`). Then every legal
     action is valued (:func:`forsale.bots.search.action_values`, same
     samples) and the move's win chance is set against the best other
     action's. ``reason`` is one of:
