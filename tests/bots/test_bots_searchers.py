@@ -14,10 +14,13 @@ from forsale.actions import SELLS
 from forsale.bots import make_agent
 from forsale.bots.search_v1 import SearchAgent
 from forsale.bots.searchers import (
+    CHAIRS,
+    EXPERT_PRIOR,
     GAMES_KEPT,
     SEARCHER_ERROR,
     SEARCHER_PRIOR,
     SaleMemory,
+    expert_sale,
     searcher_blend,
     searcher_sale,
 )
@@ -61,13 +64,20 @@ def test_the_searcher_is_hard_v1_in_the_opponents_chair() -> None:
         assert searcher_sale(view(game, 0), s, random.Random(9), samples=6) == move.house  # type: ignore[union-attr]
 
 
-def _learnt_odds(opponents: str, seed: int) -> tuple[list[float], list[int]]:
-    """``hard``'s odds that each opponent is a searcher at its last sale decision of a game."""
+def test_the_expert_chair_is_expert_in_the_opponents_seat() -> None:
+    game = _to_sales(4, 4)
+    for s in (1, 2, 3):
+        move = make_agent("expert").act(view(game, s), random.Random(2))
+        assert expert_sale(view(game, 0), s, random.Random(2)) == move.house  # type: ignore[union-attr]
+
+
+def _learnt_odds(opponents: str, seed: int) -> tuple[list[list[float]], list[int]]:
+    """``hard``'s odds over the models of each opponent at its last sale decision of a game."""
     game = _to_sales(4, seed, opponents)
     hard = make_agent("hard:samples=2")
     agents = [hard] + [make_agent(opponents) for _ in range(3)]
     rngs = [random.Random(seed * 10 + s) for s in range(4)]
-    odds: tuple[list[float], list[int]] = ([], [])
+    odds: tuple[list[list[float]], list[int]] = ([], [])
     while not game.is_over:
         for seat in game.seats_to_act():
             v = view(game, seat)
@@ -77,41 +87,52 @@ def _learnt_odds(opponents: str, seed: int) -> tuple[list[float], list[int]]:
     return odds
 
 
-def test_hard_learns_which_opponents_sell_as_searchers_and_which_do_not() -> None:
-    searchers, sellers = [], []
+PRIOR = [1 - SEARCHER_PRIOR - EXPERT_PRIOR, SEARCHER_PRIOR, EXPERT_PRIOR]
+"""The odds before any sale: the sale types, the searcher, the expert."""
+
+
+def test_hard_learns_which_opponents_sell_from_their_chair_and_which_by_a_type() -> None:
+    searchers, experts, sellers = [], [], []
     for seed in (5, 6):
-        share, seen = _learnt_odds("hard-v1:samples=40", seed)
-        assert seen == [0, 5, 5, 5] and share[0] == SEARCHER_PRIOR  # the bot does not model itself
-        searchers += share[1:]
-        share, seen = _learnt_odds("cheapskate", seed)  # always sells its lowest house: a type, not a search
+        shares, seen = _learnt_odds("hard-v1:samples=40", seed)
+        assert seen == [0, 5, 5, 5] and shares[0] == pytest.approx(PRIOR)  # the bot does not model itself
+        searchers += [row[1] + row[2] for row in shares[1:]]
+        shares, seen = _learnt_odds("expert", seed)
+        experts += [row[1] + row[2] for row in shares[1:]]
+        shares, seen = _learnt_odds("cheapskate", seed)  # always sells its lowest house: a type, not a chair
         assert seen == [0, 5, 5, 5]
-        sellers += share[1:]
-    assert sum(searchers) / len(searchers) > 0.75 and min(searchers) > SEARCHER_PRIOR
-    assert max(sellers) < SEARCHER_PRIOR / 4
+        sellers += [row[0] for row in shares[1:]]
+    # A noisy search (40 samples) is read less surely than the deterministic expert, whose two chair
+    # models (the expert itself, and the searcher that mostly agrees with it) take all the odds.
+    assert sum(searchers) / len(searchers) > 2 * (SEARCHER_PRIOR + EXPERT_PRIOR)
+    assert min(experts) > 0.99
+    assert min(sellers) > 0.95
 
 
 def test_the_odds_are_bayes_rule_over_the_sales_seen() -> None:
     game = _to_sales(4, 11)
     memory = SaleMemory()
     first = view(game, 0)
-    assert memory.odds(first) == ([SEARCHER_PRIOR] * 4, [0] * 4)
+    shares, seen = memory.odds(first)
+    assert all(row == pytest.approx(PRIOR) for row in shares) and seen == [0] * 4
     hands = first.hands
-    predicted = {
-        1: (hands[1][-1], {h: 1 / len(hands[1]) for h in hands[1]}),
-        2: (hands[2][0], {h: 0.5 if h in (hands[2][0], hands[2][-1]) else 0.0 for h in hands[2]}),
+    predicted = {  # (the searcher's house, the expert's house), the types' chances
+        1: ((hands[1][-1], hands[1][0]), {h: 1 / len(hands[1]) for h in hands[1]}),
+        2: ((hands[2][0], hands[2][0]), {h: 0.5 if h in (hands[2][0], hands[2][-1]) else 0.0 for h in hands[2]}),
     }
     memory.remember(first, predicted)
     rng = random.Random(0)
-    plays = {1: hands[1][-1], 2: hands[2][-1]}  # seat 1 sells as predicted, seat 2 does not
+    plays = {1: hands[1][-1], 2: hands[2][-1]}  # seat 1 sells as the searcher predicted, seat 2 as neither chair
     for seat in game.seats_to_act():
         game.push(seat, SELLS[plays[seat]] if seat in plays else make_agent("expert").act(view(game, seat), rng))
-    share, seen = memory.odds(view(game, 0))
+    shares, seen = memory.odds(view(game, 0))
     k1, k2 = len(hands[1]), len(hands[2])
-    hit = SEARCHER_PRIOR * (1 - SEARCHER_ERROR + SEARCHER_ERROR / k1)
-    assert share[1] == pytest.approx(hit / (hit + (1 - SEARCHER_PRIOR) / k1))
-    miss = SEARCHER_PRIOR * SEARCHER_ERROR / k2
-    assert share[2] == pytest.approx(miss / (miss + (1 - SEARCHER_PRIOR) * 0.5))
-    assert seen == [0, 1, 1, 0]
+    hit, miss = 1 - SEARCHER_ERROR + SEARCHER_ERROR / k1, SEARCHER_ERROR / k1
+    weights = [PRIOR[0] / k1, PRIOR[1] * hit, PRIOR[2] * miss]
+    assert shares[1] == pytest.approx([w / sum(weights) for w in weights])
+    weights = [PRIOR[0] * 0.5, PRIOR[1] * SEARCHER_ERROR / k2, PRIOR[2] * SEARCHER_ERROR / k2]
+    assert shares[2] == pytest.approx([w / sum(weights) for w in weights])
+    assert shares[3] == pytest.approx(PRIOR) and seen == [0, 1, 1, 0]
 
 
 def test_a_memory_forgets_the_oldest_games_first() -> None:
@@ -120,16 +141,18 @@ def test_a_memory_forgets_the_oldest_games_first() -> None:
     base = view(game, 0)
     views = [dataclasses.replace(base, auction_tables=((g,),)) for g in range(GAMES_KEPT + 5)]
     for v in views:
-        memory.remember(v, {1: (base.hands[1][0], {})})
+        memory.remember(v, {1: ((base.hands[1][0],) * len(CHAIRS), {})})
     assert len(memory._games) == GAMES_KEPT
     assert (0, ((0,),)) not in memory._games and (0, ((GAMES_KEPT + 4,),)) in memory._games
 
 
-def test_blending_mixes_the_two_models_by_the_odds() -> None:
+def test_blending_mixes_the_models_by_the_odds() -> None:
     hand, model = (3, 8, 20), [2.0, 1.0, 1.0]  # unnormalised chances from the type model
-    mixed, trust = searcher_blend(hand, 20, model, 0.3, 0.0, 4)
+    mixed, trust = searcher_blend(hand, (20, 3), model, 0.3, [1.0, 0.0, 0.0], 4)
     assert mixed == pytest.approx([0.5, 0.25, 0.25]) and trust == pytest.approx(0.3)
-    mixed, trust = searcher_blend(hand, 20, model, 0.3, 1.0, 4)
+    mixed, trust = searcher_blend(hand, (20, 3), model, 0.3, [0.0, 1.0, 0.0], 4)
     assert mixed == pytest.approx([0.1 / 3, 0.1 / 3, 0.9 + 0.1 / 3]) and trust == pytest.approx(0.8)
-    mixed, _ = searcher_blend(hand, 8, model, 0.3, 0.5, 1)
+    mixed, trust = searcher_blend(hand, (20, 3), model, 0.3, [0.0, 0.5, 0.5], 4)
+    assert mixed == pytest.approx([0.45 + 0.1 / 3, 0.1 / 3, 0.45 + 0.1 / 3]) and trust == pytest.approx(0.8)
+    mixed, _ = searcher_blend(hand, (8, 8), model, 0.3, [0.5, 0.25, 0.25], 1)
     assert sum(mixed) == pytest.approx(1.0)

@@ -56,7 +56,7 @@ from .registry import register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
 from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
-from .searchers import SaleMemory, searcher_blend, searcher_sale
+from .searchers import CHAIRS, SaleMemory, searcher_blend
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
 
 AUCTION_TEMPERATURE = 3.0
@@ -323,10 +323,10 @@ class HardAgent(SearchAgent):
             hand = view.hands[s]
             if model is None or len(hand) < 2:
                 continue
-            house = searcher_sale(view, s, random.Random(rng.getrandbits(64)))
+            houses = tuple(predict(view, s, random.Random(rng.getrandbits(64))) for _, predict in CHAIRS)
             total = sum(model) or 1.0
-            predictions[s] = (house, {h: p / total for h, p in zip(hand, model)})
-            models[s], weights[s] = searcher_blend(hand, house, model, weights[s], share[s], seen[s])
+            predictions[s] = (houses, {h: p / total for h, p in zip(hand, model)})
+            models[s], weights[s] = searcher_blend(hand, houses, model, weights[s], share[s], seen[s])
         self._memory.remember(view, predictions)
 
 

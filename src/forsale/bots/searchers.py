@@ -23,14 +23,18 @@ import dataclasses
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..actions import Sell
 from ..view import View
+from .expert import ExpertAgent
 from .search_v1 import SearchAgent
 
 SEARCHER_PRIOR = 0.2
 """Prior odds share of the searcher model for a seat with no sale seen yet."""
+
+EXPERT_PRIOR = 0.1
+"""Prior share of the model that the seat sells as ``expert`` does."""
 
 SEARCHER_ERROR = 0.1
 """Chance a searcher sells some other house than the one predicted (spread evenly over its hand)."""
@@ -56,8 +60,21 @@ def searcher_sale(view: View, seat: int, rng: random.Random, samples: int = SEAR
     return action.house
 
 
-Prediction = tuple[int, dict[int, float]]
-"""An opponent's predicted sale: the searcher's house, and the type model's chance of each house."""
+def expert_sale(view: View, seat: int, rng: random.Random) -> int:
+    """The house ``seat`` would sell now if it were ``expert`` (a best response to the sale types)."""
+    action = ExpertAgent().act(dataclasses.replace(view, seat=seat, my_commit=None), rng)
+    assert isinstance(action, Sell)
+    return action.house
+
+
+CHAIRS: tuple[tuple[float, Callable[[View, int, random.Random], int]], ...] = (
+    (SEARCHER_PRIOR, searcher_sale),
+    (EXPERT_PRIOR, expert_sale),
+)
+"""The models that sit in an opponent's chair, each with its prior; the sale types have the rest."""
+
+Prediction = tuple[tuple[int, ...], dict[int, float]]
+"""An opponent's predicted sale: each chair model's house, and the type model's chance of each house."""
 
 
 class SaleMemory:
@@ -86,26 +103,29 @@ class SaleMemory:
                 self._games.move_to_end(key)
             return rounds
 
-    def odds(self, view: View) -> tuple[list[float], list[int]]:
-        """Per seat, the posterior share of the searcher model and how many of its sales it rests on."""
+    def odds(self, view: View) -> tuple[list[list[float]], list[int]]:
+        """Per seat, the posterior shares of the type model and of each chair model, and the sales seen."""
         n = view.players
         sales = [houses for seat, houses in view.history if seat is None]
         rounds = self._rounds(view)
-        share = [SEARCHER_PRIOR] * n
+        prior = [1.0 - sum(p for p, _ in CHAIRS)] + [p for p, _ in CHAIRS]
+        shares = [list(prior) for _ in range(n)]
         seen = [0] * n
         for r, predictions in list(rounds.items()):
             if r >= len(sales):
                 continue
-            for s, (house, types) in predictions.items():
+            for s, (houses, types) in predictions.items():
                 sold = sales[r][s]
                 k = len(types)
-                like_searcher = (1.0 - SEARCHER_ERROR) * (sold == house) + SEARCHER_ERROR / k
-                like_types = types.get(sold, 0.0)
-                p = share[s]
-                total = p * like_searcher + (1.0 - p) * like_types
-                share[s] = p * like_searcher / total if total > 0 else p
+                likes = [types.get(sold, 0.0)] + [
+                    (1.0 - SEARCHER_ERROR) * (sold == h) + SEARCHER_ERROR / k for h in houses
+                ]
+                post = [p * like for p, like in zip(shares[s], likes)]
+                total = sum(post)
+                if total > 0:
+                    shares[s] = [p / total for p in post]
                 seen[s] += 1
-        return share, seen
+        return shares, seen
 
     def remember(self, view: View, predictions: dict[int, Prediction]) -> None:
         """Write down this round's predictions (keyed by the number of sale rounds already played)."""
@@ -114,19 +134,24 @@ class SaleMemory:
 
 
 def searcher_blend(
-    hand: Sequence[int], house: int, model: Sequence[float], weight: float, share: float, seen: int
+    hand: Sequence[int],
+    houses: Sequence[int],
+    model: Sequence[float],
+    weight: float,
+    shares: Sequence[float],
+    seen: int,
 ) -> tuple[list[float], float]:
-    """A seat's model and trust after mixing in the searcher model by its posterior ``share``.
+    """A seat's model and trust after mixing the type model and the chair models by their posterior ``shares``.
 
-    The searcher's prediction puts ``1 - SEARCHER_ERROR`` on ``house``;
+    A chair model's prediction puts ``1 - SEARCHER_ERROR`` on its house;
     the trust in it grows with the sales it rests on (``seen / (seen + 1)``),
     as the type model's does (:func:`forsale.bots.opponents.sale_confidence`).
     """
     k = len(hand)
     total = sum(model) or 1.0
-    mixed = [
-        share * ((1.0 - SEARCHER_ERROR) * (h == house) + SEARCHER_ERROR / k) + (1.0 - share) * p / total
-        for h, p in zip(hand, model)
-    ]
-    trust = share * seen / (seen + 1) + (1.0 - share) * weight
+    mixed = [shares[0] * p / total for p in model]
+    for share, house in zip(shares[1:], houses):
+        for i, h in enumerate(hand):
+            mixed[i] += share * ((1.0 - SEARCHER_ERROR) * (h == house) + SEARCHER_ERROR / k)
+    trust = (1.0 - shares[0]) * seen / (seen + 1) + shares[0] * weight
     return mixed, trust
