@@ -260,7 +260,7 @@ def hint(v: View, rng: random.Random, budget: int = HINT_BUDGET) -> dict[str, An
     The move is ``make_agent(f"hard:samples={budget}").act(v, ...)``, exactly
     what ``hard`` plays from this view with this generator when it takes the
     seat now (a ``hard`` that played the whole game has also learnt, from the
-    sales it saw, which opponents sell like search bots:
+    sales it saw, which opponents sell like search bots or like ``expert``:
     :mod:`forsale.bots.searchers`). Then every legal
     action is valued (:func:`forsale.bots.search.action_values`, same
     samples) and the move's win chance is set against the best other

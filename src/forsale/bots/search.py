@@ -19,9 +19,10 @@ decision by default):
   last two rounds), and regret matching solves it, with each opponent
   mixed between its sale model and equilibrium play by how much evidence
   supports the model (:func:`forsale.bots.opponents.sale_confidence`); the
-  model is itself a mixture of the expert's sale types and the sale
-  ``hard-v1``'s search would make in the opponent's chair, weighed by how
-  well each predicted that seat so far (:mod:`forsale.bots.searchers`). The
+  model is itself a mixture of the expert's sale types and the sales
+  ``hard-v1``'s search and ``expert`` would make in the opponent's chair,
+  weighed by how well each predicted that seat so far
+  (:mod:`forsale.bots.searchers`). The
   move is drawn, with the caller's rng, from the bot's own solved strategy.
 
 ``hard-v1``, the search bot before issue 14, stays registered unchanged:
@@ -226,7 +227,8 @@ class HardAgent(SearchAgent):
     (``mixed=False``: the house worth most against the opponents as they
     were taken to play, a best response). With ``searchers`` each
     opponent's sale model is mixed with a searcher's sale by how well that
-    predicted it so far (:mod:`forsale.bots.searchers`).
+    predicted it so far (:mod:`forsale.bots.searchers`), and so is the
+    sale ``expert`` would make there.
     """
 
     def __init__(
@@ -315,8 +317,8 @@ class HardAgent(SearchAgent):
     def _learn_searchers(
         self, view: View, models: list[list[float] | None], weights: list[float], rng: random.Random
     ) -> None:
-        """Mix each opponent's model with a searcher's sale by how well that predicted its earlier sales
-        (:mod:`forsale.bots.searchers`), in place, and write down this round's predictions."""
+        """Mix each opponent's model with the chair models' sales by how well each predicted its earlier
+        sales (:mod:`forsale.bots.searchers`), in place, and write down this round's predictions."""
         share, seen = self._memory.odds(view)
         predictions = {}
         for s, model in enumerate(models):

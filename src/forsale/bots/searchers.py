@@ -1,20 +1,24 @@
-"""Opponents that search: predicting a seat that sells the way a search bot does, and learning who does.
+"""Opponents who think: predicting a seat's sale from its own chair, and learning online who sells that way.
 
 The expert's sale types (:data:`forsale.bots.expert.SALE_TYPES`) describe
-people and heuristics well, and search bots badly: a seat that best-responds
-to what it predicts of the others (``hard-v1`` does, and so do strong
-players) sells a house none of the types picks about half the time. In the
-sale phase every hand is known by deduction, so the bot can put itself in
-an opponent's chair: the opponent's view is the bot's own with the seat
-changed, and :func:`searcher_sale` runs ``hard-v1``'s sale search from it.
+simple sellers well, and thinking players badly: a seat that best-responds
+to what it predicts of the others (``hard-v1`` does, ``expert`` does, and so
+do strong people) sells a house none of the types picks about half the
+time. In the sale phase every hand is known by deduction, so the bot can
+put itself in an opponent's chair: the opponent's view is the bot's own with
+the seat changed. Two *chair models* (:data:`CHAIRS`) predict from there:
+:func:`searcher_sale` runs ``hard-v1``'s sale search, :func:`expert_sale`
+the expert's one-step best response to the sale types.
 
-Whether an opponent *is* such a searcher is learnt online
-(:class:`SaleMemory`): at every sale decision the bot writes down, per
-opponent, the searcher's house and the type model's chances; at the next
-one it reads what each seat actually sold and updates the odds between the
-two models. With no evidence the searcher model has a small prior
-(:data:`SEARCHER_PRIOR`), so the bot starts from its usual model and moves
-to the searcher model only for seats that keep selling as one.
+Which model fits which opponent is learnt online (:class:`SaleMemory`): at
+every sale decision the bot writes down, per opponent, each chair model's
+house and the type model's chances; at the next one it reads what each seat
+actually sold and updates the odds between the models by Bayes' rule. With
+no evidence the chair models have small priors (:data:`SEARCHER_PRIOR`,
+:data:`EXPERT_PRIOR`), so the bot starts from its usual model and moves to
+a chair model only for seats that keep selling as it predicts; a seat that
+fits none of them is left to the type model and its fall-back to the
+robust strategy (:func:`forsale.bots.opponents.sale_confidence`).
 """
 
 from __future__ import annotations
