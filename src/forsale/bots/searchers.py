@@ -35,13 +35,13 @@ from .expert import ExpertAgent
 from .search_v1 import SearchAgent
 
 SEARCHER_PRIOR = 0.2
-"""Prior odds share of the searcher model for a seat with no sale seen yet."""
+"""Prior share of the model that the seat sells as ``hard-v1``'s search does (no sale seen yet)."""
 
 EXPERT_PRIOR = 0.1
 """Prior share of the model that the seat sells as ``expert`` does."""
 
 SEARCHER_ERROR = 0.1
-"""Chance a searcher sells some other house than the one predicted (spread evenly over its hand)."""
+"""Chance a seat sells some other house than a chair model predicts (spread evenly over its hand)."""
 
 SEARCHER_SAMPLES = 24
 """Sampled profiles of the others' plays per prediction (``hard-v1``'s own budget buys about 300)."""
