@@ -147,7 +147,7 @@ def test_a_memory_forgets_the_oldest_games_first() -> None:
 
 
 def test_blending_mixes_the_models_by_the_odds() -> None:
-    hand, model = (3, 8, 20), [2.0, 1.0, 1.0]  # unnormalised chances from the type model
+    hand, model = (3, 8, 20), [0.5, 0.25, 0.25]  # the type model's chances
     mixed, trust = searcher_blend(hand, (20, 3), model, 0.3, [1.0, 0.0, 0.0], 4)
     assert mixed == pytest.approx([0.5, 0.25, 0.25]) and trust == pytest.approx(0.3)
     mixed, trust = searcher_blend(hand, (20, 3), model, 0.3, [0.0, 1.0, 0.0], 4)

@@ -327,8 +327,9 @@ class HardAgent(SearchAgent):
                 continue
             houses = tuple(predict(view, s, random.Random(rng.getrandbits(64))) for _, predict in CHAIRS)
             total = sum(model) or 1.0
-            predictions[s] = (houses, {h: p / total for h, p in zip(hand, model)})
-            models[s], weights[s] = searcher_blend(hand, houses, model, weights[s], share[s], seen[s])
+            types = [p / total for p in model]
+            predictions[s] = (houses, dict(zip(hand, types)))
+            models[s], weights[s] = searcher_blend(hand, houses, types, weights[s], share[s], seen[s])
         self._memory.remember(view, predictions)
 
 

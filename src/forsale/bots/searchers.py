@@ -58,8 +58,7 @@ def searcher_sale(view: View, seat: int, rng: random.Random, samples: int = SEAR
     seat changed. ``view`` must be in the sale phase, with ``seat`` holding
     at least two houses.
     """
-    chair = dataclasses.replace(view, seat=seat, my_commit=None)
-    action = SearchAgent(samples=samples)._sale(chair, rng, 0.0)
+    action = SearchAgent(samples=samples).act(dataclasses.replace(view, seat=seat, my_commit=None), rng)
     assert isinstance(action, Sell)
     return action.house
 
@@ -69,6 +68,11 @@ def expert_sale(view: View, seat: int, rng: random.Random) -> int:
     action = ExpertAgent().act(dataclasses.replace(view, seat=seat, my_commit=None), rng)
     assert isinstance(action, Sell)
     return action.house
+
+
+def chair_chance(house: int, predicted: int, k: int) -> float:
+    """A chair model's chance that a seat holding ``k`` houses sells ``house`` when the model says ``predicted``."""
+    return (1.0 - SEARCHER_ERROR) * (house == predicted) + SEARCHER_ERROR / k
 
 
 CHAIRS: tuple[tuple[float, Callable[[View, int, random.Random], int]], ...] = (
@@ -121,9 +125,7 @@ class SaleMemory:
             for s, (houses, types) in predictions.items():
                 sold = sales[r][s]
                 k = len(types)
-                likes = [types.get(sold, 0.0)] + [
-                    (1.0 - SEARCHER_ERROR) * (sold == h) + SEARCHER_ERROR / k for h in houses
-                ]
+                likes = [types.get(sold, 0.0)] + [chair_chance(sold, h, k) for h in houses]
                 post = [p * like for p, like in zip(shares[s], likes)]
                 total = sum(post)
                 if total > 0:
@@ -140,22 +142,22 @@ class SaleMemory:
 def searcher_blend(
     hand: Sequence[int],
     houses: Sequence[int],
-    model: Sequence[float],
+    types: Sequence[float],
     weight: float,
     shares: Sequence[float],
     seen: int,
 ) -> tuple[list[float], float]:
     """A seat's model and trust after mixing the type model and the chair models by their posterior ``shares``.
 
-    A chair model's prediction puts ``1 - SEARCHER_ERROR`` on its house;
+    ``types`` is the type model's chance of each house in ``hand`` (summing
+    to one) and ``weight`` the trust in it. A chair model's prediction puts ``1 - SEARCHER_ERROR`` on its house;
     the trust in it grows with the sales it rests on (``seen / (seen + 1)``),
     as the type model's does (:func:`forsale.bots.opponents.sale_confidence`).
     """
     k = len(hand)
-    total = sum(model) or 1.0
-    mixed = [shares[0] * p / total for p in model]
+    mixed = [shares[0] * p for p in types]
     for share, house in zip(shares[1:], houses):
         for i, h in enumerate(hand):
-            mixed[i] += share * ((1.0 - SEARCHER_ERROR) * (h == house) + SEARCHER_ERROR / k)
+            mixed[i] += share * chair_chance(h, house, k)
     trust = (1.0 - shares[0]) * seen / (seen + 1) + shares[0] * weight
     return mixed, trust
