@@ -197,7 +197,10 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
     ranking: list[dict[str, Any]] = []
     for bot in (b for b in bots if per_deal[b]):  # a drawn subset of tables may leave a bot out
         share, lo, hi = share_ci(per_deal[bot], games=games[bot])
-        ranking.append({"bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot])})
+        ranking.append({
+            "bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot]),
+            "per_deal": per_deal[bot],
+        })  # fmt: skip
     ranking.sort(key=lambda row: -row["share"])
     return {"players": players, "tables": lineups, "ranking": ranking}
 

@@ -47,6 +47,8 @@ def test_a_tiny_run_rotates_the_seats_and_writes_every_mode(forsale_env: dict[st
     assert rr["players"] == 3 and len(rr["tables"]) == 2
     for row in rr["ranking"]:
         assert row["games"] > 0 and row["games"] % 3 == 0  # whole deals, one game per seat
+        assert len(row["per_deal"]) == row["deals"]  # what another run's deals can be pooled with
+        assert abs(row["share"] - sum(row["per_deal"]) / row["deals"]) < 1e-9
     assert [row["share"] for row in rr["ranking"]] == sorted((row["share"] for row in rr["ranking"]), reverse=True)
     assert "held-out 4-seat tables" in proc.stdout  # the printed table
 
