@@ -23,6 +23,9 @@ Modes (any together; official rules):
   deals and seat generators, with the paired per-deal difference
   candidate - expert and its interval (a table is *below expert* when that
   interval lies under zero);
+- ``--at A,B,C``: the same comparison at one named table (three opponents,
+  any registered bots), for instance to measure again, on more deals, a
+  table that ``--tables`` flagged;
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
   members) over every combination, or ``--rr-tables`` of them drawn by seed;
@@ -61,6 +64,9 @@ from forsale.bots.population import held_out
 TABLE_SEATS = 4
 ROUND_ROBIN_POPULATION = 3
 """Held-out members seated in the round robins, beside the candidate, expert, hard-v1 and medium."""
+
+CONFIG_KEYS = ("games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs")
+"""The options a report's ``config`` records, so that a run can be repeated from its JSON."""
 
 Advance = Callable[[GameResult], None]
 
@@ -153,10 +159,10 @@ def draw_tables(count: int, seed: int) -> list[list[str]]:
 
 
 def tables_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
-    """The candidate, and expert in its seat, at the same held-out tables with the same deals."""
+    """The candidate, and expert in its seat, at the same tables (held-out, or the one ``--at``) and deals."""
     rows = []
     compare = candidate != "expert"
-    for t, opponents in enumerate(draw_tables(args.tables, args.seed)):
+    for t, opponents in enumerate([args.at] if args.at else draw_tables(args.tables, args.seed)):
         seed = args.seed * 1000 + t
         mine = play([candidate, *opponents], args.games, seed, args.workers, advance)
         row: dict[str, Any] = {"table": t, "opponents": opponents, "seed": seed}
@@ -172,6 +178,7 @@ def tables_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
     worst = min(range(len(rows)), key=lambda i: shares[i])
     out: dict[str, Any] = {
         "count": len(rows),
+        "named": bool(args.at),
         "tables": rows,
         "average": sum(shares) / len(shares),
         "worst": {"table": worst, "share": shares[worst], "ci": rows[worst]["candidate"]["ci"]},
@@ -263,7 +270,8 @@ def show(report: dict[str, Any], candidate: str) -> None:
     tables = report.get("tables")
     if tables:
         has_expert = "expert_average" in tables
-        title = f"{candidate} at {tables['count']} held-out 4-seat tables (fair share 25%; opponents without pop-)"
+        which = "the named 4-seat table" if tables.get("named") else f"{tables['count']} held-out 4-seat tables"
+        title = f"{candidate} at {which} (fair share 25%; opponents without pop-)"
         table = Table(title=title)
         for column in ("#", "opponents", candidate, "95% CI"):
             table.add_column(column, justify="right" if column != "opponents" else "left")
@@ -349,6 +357,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--candidate", default="hard", help="the bot under test (default hard)")
     p.add_argument("--vs", action="append", default=[], metavar="BOT", help="against three copies of BOT (repeatable)")
     p.add_argument("--tables", type=int, default=0, metavar="T", help="T random held-out 4-seat tables")
+    p.add_argument("--at", metavar="A,B,C", help="one table of these three opponents instead (with expert too)")
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
     p.add_argument(
@@ -365,6 +374,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.tables < 0:
         p.error("--games and --workers must be at least 1, --tables at least 0")
+    if args.at is not None:
+        args.at = [name.strip() for name in args.at.split(",")]
+        if len(args.at) != TABLE_SEATS - 1 or not all(args.at):
+            p.error(f"--at takes the table's {TABLE_SEATS - 1} opponents, comma-separated, not {','.join(args.at)!r}")
+        unknown = [name for name in args.at if not available(name, [])]
+        if unknown:
+            p.error(f"--at: no bot {', '.join(unknown)}")
+        if args.tables:
+            p.error("choose --tables T or --at A,B,C, not both")
+        args.tables = 1
     try:
         args.players = [int(x) for x in args.round_robin.split(",") if x.strip()]
     except ValueError:
@@ -409,10 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.players = [n for n in args.players if n <= len(rr_bots)]
     report: dict[str, Any] = {
         "candidate": candidate,
-        "config": {
-            k: getattr(args, k)
-            for k in ("games", "budget", "seed", "workers", "tables", "players", "rr_tables", "members", "members_vs")
-        },
+        "config": {k: getattr(args, k) for k in CONFIG_KEYS},
         "interval": "95%, normal approximation over deal-level means (each deal played from every seat)",
         "vs": [],
         "tables": None,

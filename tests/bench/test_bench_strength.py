@@ -83,3 +83,27 @@ def test_the_members_mode_measures_each_member_of_a_family_on_the_same_deals(
 
     bad = subprocess.run([*args[:3], "nofamily"], capture_output=True, text=True, env=forsale_env, timeout=60)
     assert bad.returncode == 2 and "no family 'nofamily'" in bad.stderr
+
+
+def test_at_measures_one_named_table_against_expert_on_the_same_deals(
+    forsale_env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "at.json"
+    args = [sys.executable, str(BENCH), "--candidate", "smart", "--games", "8", "--seed", "4"]
+    table = ["value", "random", "pop-coinflip-rankmix25"]
+    run = [*args, "--at", ",".join(table), "--json", str(out)]
+    proc = subprocess.run(run, capture_output=True, text=True, env=forsale_env, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    tables = json.loads(out.read_text())["tables"]
+    (row,) = tables["tables"]
+    assert tables["named"] and row["opponents"] == table and row["seed"] == 4000
+    assert row["candidate"]["games"] == row["expert"]["games"] == 8
+    diff = [a - b for a, b in zip(row["candidate"]["per_deal"], row["expert"]["per_deal"])]
+    assert abs(row["difference"]["mean"] - sum(diff) / len(diff)) < 1e-9
+    assert "at the named 4-seat table" in proc.stdout
+
+    for bad, said in ((["--at", "value,random"], "takes the table's 3 opponents"),
+                      (["--at", "value,random,nobody"], "no bot nobody"),
+                      (["--at", "value,random,smart", "--tables", "2"], "not both")):  # fmt: skip
+        proc = subprocess.run([*args, *bad], capture_output=True, text=True, env=forsale_env, timeout=60)
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
