@@ -201,15 +201,46 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
         for bot in lineup:
             per_deal[bot] += deal_shares(results, bot, players).values()
             games[bot] += sum(1 for r in results for b in r.bots if b == bot)
-    ranking: list[dict[str, Any]] = []
-    for bot in (b for b in bots if per_deal[b]):  # a drawn subset of tables may leave a bot out
-        share, lo, hi = share_ci(per_deal[bot], games=games[bot])
-        ranking.append({
-            "bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(per_deal[bot]),
-            "per_deal": per_deal[bot],
+    return {"players": players, "tables": lineups, "ranking": ranking(per_deal, games)}
+
+
+def ranking(per_deal: dict[str, list[float]], games: dict[str, int]) -> list[dict[str, Any]]:
+    """Bots by share over their deals, best first, each with its interval and its deal-level shares."""
+    rows = []
+    for bot, shares in per_deal.items():
+        if not shares:  # a drawn subset of tables may leave a bot out
+            continue
+        share, lo, hi = share_ci(shares, games=games[bot])
+        rows.append({
+            "bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(shares), "per_deal": shares,
         })  # fmt: skip
-    ranking.sort(key=lambda row: -row["share"])
-    return {"players": players, "tables": lineups, "ranking": ranking}
+    return sorted(rows, key=lambda row: -row["share"])
+
+
+def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
+    """The round robins of several reports (other seeds: other deals) pooled over deals, per player count.
+
+    Deals are independent whichever run played them, so a bot's deal-level shares from every report are
+    one sample; a bot seated in only some of the runs (the held-out members differ by seed) pools what it has.
+    """
+    per_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    games: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    tables: dict[int, list[list[str]]] = defaultdict(list)
+    for path in paths:
+        for rr in json.loads(Path(path).read_text()).get("round_robin") or []:
+            n = rr["players"]
+            tables[n] += rr["tables"]
+            for row in rr["ranking"]:
+                if "per_deal" not in row:
+                    raise ValueError(f"{path}: its {n}-player round robin keeps no deal-level shares (an older report)")
+                per_deal[n][row["bot"]] += row["per_deal"]
+                games[n][row["bot"]] += row["games"]
+    if not tables:
+        raise ValueError(f"no round robin in {', '.join(paths)}")
+    return [
+        {"players": n, "tables": tables[n], "ranking": ranking(per_deal[n], games[n]), "pooled": len(paths)}
+        for n in sorted(tables)
+    ]
 
 
 def members_of(which: str) -> list[str]:
@@ -296,9 +327,9 @@ def show(report: dict[str, Any], candidate: str) -> None:
             line += f"; expert's average {tables['expert_average']:.1%}; tables below expert beyond noise: {below}"
         console.print(line)
     for rr in report["round_robin"]:
-        table = Table(
-            title=f"Round robin, {rr['players']} players, {len(rr['tables'])} tables (fair share {1 / rr['players']:.0%})"
-        )
+        pooled = f", pooled over {rr['pooled']} reports" if rr.get("pooled") else ""
+        fair = f"fair share {1 / rr['players']:.0%}"
+        table = Table(title=f"Round robin, {rr['players']} players, {len(rr['tables'])} tables{pooled} ({fair})")
         for column in ("bot", "share", "95% CI (deals)", "games"):
             table.add_column(column, justify="left" if column == "bot" else "right")
         for row in rr["ranking"]:
@@ -371,6 +402,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
     p.add_argument("--plot", metavar="PNG", help="plot the --tables mode (matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--pool", nargs="+", metavar="REPORT", help="pool the round robins of these JSON reports; no games")
     args = p.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.tables < 0:
         p.error("--games and --workers must be at least 1, --tables at least 0")
@@ -390,7 +422,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--round-robin takes player counts like 3,5,6, not {args.round_robin!r}")
     if any(not 3 <= n <= 6 for n in args.players):
         p.error("round robins are played at 3 to 6 players")
-    if not (args.vs or args.tables or args.players or args.members):
+    if not (args.vs or args.tables or args.players or args.members or args.pool):
         p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N, --members WHICH")
     if args.members:
         try:
@@ -411,8 +443,24 @@ def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], c
     return total
 
 
+def pool_main(args: argparse.Namespace) -> int:
+    """``--pool``: the round robins of earlier reports, pooled over deals; nothing is played."""
+    try:
+        rounds = pooled_round_robins(args.pool)
+    except (OSError, ValueError, KeyError, TypeError) as error:  # a missing, unreadable or foreign file
+        print(f"strength.py --pool: {error}", file=sys.stderr)
+        return 2
+    report = {"pooled": args.pool, "round_robin": rounds, "vs": [], "tables": None, "members": None, "skipped": []}
+    show(report, "")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.pool:
+        return pool_main(args)
     skipped: list[str] = []
     if not available(args.candidate, skipped):
         print(f"the candidate {args.candidate!r} is not a bot of this checkout: nothing to measure", file=sys.stderr)

@@ -107,3 +107,32 @@ def test_at_measures_one_named_table_against_expert_on_the_same_deals(
                       (["--at", "value,random,smart", "--tables", "2"], "not both")):  # fmt: skip
         proc = subprocess.run([*args, *bad], capture_output=True, text=True, env=forsale_env, timeout=60)
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+
+
+def test_pool_merges_round_robins_of_other_seeds_over_their_deals(forsale_env: dict[str, str], tmp_path: Path) -> None:
+    runs = []
+    for seed in (1, 2):
+        out = tmp_path / f"rr{seed}.json"
+        args = ["--candidate", "value", "--round-robin", "3", "--rr-tables", "2", "--games", "3", "--seed", str(seed)]
+        proc = subprocess.run([sys.executable, str(BENCH), *args, "--budget", "0.002", "--json", str(out)],
+                              capture_output=True, text=True, env=forsale_env, timeout=120)  # fmt: skip
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        runs.append(json.loads(out.read_text())["round_robin"][0])
+    pooled_json = tmp_path / "pooled.json"
+    pool = [sys.executable, str(BENCH), "--pool", str(tmp_path / "rr1.json"), str(tmp_path / "rr2.json")]
+    proc = subprocess.run([*pool, "--json", str(pooled_json)], capture_output=True, text=True, env=forsale_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pooled over 2 reports" in proc.stdout
+    (rr,) = json.loads(pooled_json.read_text())["round_robin"]
+    assert rr["players"] == 3 and rr["tables"] == runs[0]["tables"] + runs[1]["tables"]
+    for row in rr["ranking"]:
+        parts = [r for run in runs for r in run["ranking"] if r["bot"] == row["bot"]]
+        assert row["per_deal"] == [x for r in parts for x in r["per_deal"]]
+        assert row["games"] == sum(r["games"] for r in parts) and row["deals"] == len(row["per_deal"])
+        assert abs(row["share"] - sum(row["per_deal"]) / row["deals"]) < 1e-9
+
+    old = tmp_path / "old.json"  # a report from before the rows kept their deals
+    old.write_text(json.dumps({"round_robin": [{"players": 3, "tables": [], "ranking": [{"bot": "x", "games": 3}]}]}))
+    for paths, said in (([old], "keeps no deal-level shares"), ([tmp_path / "none.json"], "No such file")):
+        bad = subprocess.run([*pool[:3], *map(str, paths)], capture_output=True, text=True, env=forsale_env)
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
