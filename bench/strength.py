@@ -34,7 +34,10 @@ Modes (any together; official rules):
   comma-separated) against three copies of ``--members-vs`` (default
   ``expert``) with the seed ``--seed`` as it is: a population that loses
   every game to ``expert`` cannot test a bot meant to beat it. The
-  candidate does not play in this mode.
+  candidate does not play in this mode;
+- ``--pool REPORT ...``: no games; the round robins of earlier reports
+  pooled over deals per player count (each row keeps its deal-level
+  shares), for a verdict that needs more games than one run.
 
 A named bot that this checkout does not have (``hard-v1`` before the search
 rewrite lands) is skipped with a message, and listed under ``skipped``.
