@@ -109,6 +109,15 @@ class SearchAgent:
             return self._auction(view, rng, deadline)
         return self._sale(view, rng, deadline)
 
+    def sale_search(self, view: View, rng: random.Random) -> Action:
+        """The sale decision alone, as :meth:`act` makes it (a sale round, two houses or more in hand).
+
+        With ``samples`` set it does not read the clock: a bot that asks what
+        this one would sell in an opponent's chair spends no time budget here.
+        """
+        deadline = 0.0 if self.samples is not None else time.perf_counter() + self.time
+        return self._sale(view, rng, deadline)
+
     def _more(self, samples: int, deadline: float) -> bool:
         """Whether to draw another sample: until the deadline, or exactly ``self.samples`` if set."""
         if self.samples is not None:

@@ -58,7 +58,7 @@ def searcher_sale(view: View, seat: int, rng: random.Random, samples: int = SEAR
     seat changed. ``view`` must be in the sale phase, with ``seat`` holding
     at least two houses.
     """
-    action = SearchAgent(samples=samples).act(dataclasses.replace(view, seat=seat, my_commit=None), rng)
+    action = SearchAgent(samples=samples).sale_search(dataclasses.replace(view, seat=seat, my_commit=None), rng)
     assert isinstance(action, Sell)
     return action.house
 
