@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import httpx
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 # Long names of every shape: several words, a hyphen, one long word, accents, a short one.
 NAMES = [
@@ -51,6 +54,9 @@ def test_six_long_names_are_shown_whole_with_the_full_name_on_hover(new_page, we
     page.wait_for_selector(".game[data-phase=auction]")
     # Every name has arrived (the table's description comes with the first snapshot).
     page.wait_for_function("n => document.querySelectorAll('.seat .nm[title]').length === n", arg=len(NAMES))
+    # The seats settle their layout after the names arrive: wait for it (the asserts say which box, if not).
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(f"() => ({_NAME_BOXES})().every(b => !b.clipped)", timeout=5000)
     boxes = page.evaluate(_NAME_BOXES)
     shoot(page, f"six-long-names-{width}")
     assert [b["seat"] for b in boxes] == list(range(6))
