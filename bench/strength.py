@@ -208,7 +208,7 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
 
 
 def ranking(per_deal: dict[str, list[float]], games: dict[str, int]) -> list[dict[str, Any]]:
-    """Bots by share over their deals, best first, each with its interval and its deal-level shares."""
+    """Bots by share over their deals, best first (ties by name), each with its interval and deal-level shares."""
     rows = []
     for bot, shares in per_deal.items():
         if not shares:  # a drawn subset of tables may leave a bot out
@@ -217,7 +217,7 @@ def ranking(per_deal: dict[str, list[float]], games: dict[str, int]) -> list[dic
         rows.append({
             "bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(shares), "per_deal": shares,
         })  # fmt: skip
-    return sorted(rows, key=lambda row: -row["share"])
+    return sorted(rows, key=lambda row: (-row["share"], row["bot"]))
 
 
 def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:

@@ -63,6 +63,8 @@ def test_the_same_seed_draws_the_same_held_out_tables() -> None:
     assert module.draw_tables(20, 1) == module.draw_tables(20, 1) != module.draw_tables(20, 2)
     assert all(len(set(t)) == 3 and set(t) <= set(held_out()) for t in module.draw_tables(20, 1))
     assert module.rounded(10, 4) == 12 and module.rounded(1, 6) == 6
+    tied = module.ranking({"b": [0.5], "c": [0.25], "a": [0.5]}, {"a": 3, "b": 3, "c": 3})
+    assert [row["bot"] for row in tied] == ["a", "b", "c"]  # best first, ties by name (not by who came first)
 
 
 def test_the_members_mode_measures_each_member_of_a_family_on_the_same_deals(

@@ -150,9 +150,10 @@ def searcher_blend(
     """A seat's model and trust after mixing the type model and the chair models by their posterior ``shares``.
 
     ``types`` is the type model's chance of each house in ``hand`` (summing
-    to one) and ``weight`` the trust in it. A chair model's prediction puts ``1 - SEARCHER_ERROR`` on its house;
-    the trust in it grows with the sales it rests on (``seen / (seen + 1)``),
-    as the type model's does (:func:`forsale.bots.opponents.sale_confidence`).
+    to one) and ``weight`` the trust in it. A chair model's prediction puts
+    ``1 - SEARCHER_ERROR`` on its house; the trust in it grows with the sales
+    it rests on (``seen / (seen + 1)``), as the type model's does
+    (:func:`forsale.bots.opponents.sale_confidence`).
     """
     k = len(hand)
     mixed = [shares[0] * p for p in types]
