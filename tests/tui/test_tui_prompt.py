@@ -29,6 +29,24 @@ from forsale.tui.prompt import LineReader
 GENEROUS = 30.0  # seconds: a condition that normally holds within milliseconds, on a loaded machine
 
 
+def ctrl_c_at_its_default() -> None:
+    """SIGINT back to its default disposition, so Python installs its KeyboardInterrupt handler.
+
+    A shell starts a background job (``nohup pytest &``) with SIGINT ignored
+    and children inherit that; Python then leaves it ignored, as it should,
+    and a Ctrl-C test would see nothing. Used in a child before it starts.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """In this process: SIGINT raises KeyboardInterrupt, as at a terminal, whoever started the suite."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 @pytest.fixture
 def pipe() -> Iterator[tuple[int, int]]:
     r, w = os.pipe()
@@ -60,7 +78,7 @@ def _wait_line() -> int:
     return first + next(i for i, line in enumerate(lines) if "select.select(" in line)
 
 
-def test_a_ctrl_c_the_blocked_wait_never_sees_still_ends_the_prompt(pipe: tuple[int, int]) -> None:
+def test_a_ctrl_c_the_blocked_wait_never_sees_still_ends_the_prompt(pipe: tuple[int, int], ctrl_c: None) -> None:
     r, w = pipe
     reader = LineReader(r)
     main = threading.main_thread().ident
@@ -121,6 +139,7 @@ def test_control_a_plain_blocking_read_loses_that_same_ctrl_c() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_at_its_default,  # else an ignored SIGINT would pass this control for the wrong reason
     )
     try:
         assert proc.stdout is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,12 @@ def english(env: dict[str, str]) -> dict[str, str]:
     return dict(env, LANG="C.UTF-8")
 
 
+def ctrl_c_at_its_default() -> None:
+    """In the child before it starts: SIGINT at its default, so Ctrl-C reaches the program as at a terminal
+    even when the suite itself was started with SIGINT ignored (a shell's background job: ``nohup pytest &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn(env: dict[str, str], *args: str, width: int = 140, **locale: str) -> pexpect.spawn:
     """``forsale *args`` in a pseudo-terminal, with only the locale variables in ``locale`` (English if none).
 
@@ -46,6 +53,7 @@ def spawn(env: dict[str, str], *args: str, width: int = 140, **locale: str) -> p
         encoding="utf-8",
         dimensions=(60, width),
         timeout=30,
+        preexec_fn=ctrl_c_at_its_default,
     )
     child.logfile_read = io.StringIO()
     return child
