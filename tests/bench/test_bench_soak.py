@@ -16,7 +16,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "soak.py"
 def test_soak_survives_a_kill_and_loses_no_acknowledged_action(forsale_env: dict[str, str], tmp_path: Path) -> None:
     plot = tmp_path / "soak.png"
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--tables", "5", "--minutes", "0.33", "--think", "0.1", "--hostile", "2",
+        [sys.executable, str(BENCH), "--tables", "5", "--minutes", "0.25", "--think", "0.1", "--hostile", "2",
          "--churn", "0.05", "--plot", str(plot)],
         capture_output=True, text=True, env=forsale_env, timeout=230,
     )  # fmt: skip
