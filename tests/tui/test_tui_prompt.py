@@ -26,17 +26,9 @@ import pytest
 
 from forsale.tui.prompt import LineReader
 
+from .test_tui_terminal import ctrl_c_at_its_default
+
 GENEROUS = 30.0  # seconds: a condition that normally holds within milliseconds, on a loaded machine
-
-
-def ctrl_c_at_its_default() -> None:
-    """SIGINT back to its default disposition, so Python installs its KeyboardInterrupt handler.
-
-    A shell starts a background job (``nohup pytest &``) with SIGINT ignored
-    and children inherit that; Python then leaves it ignored, as it should,
-    and a Ctrl-C test would see nothing. Used in a child before it starts.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

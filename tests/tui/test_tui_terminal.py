@@ -34,8 +34,12 @@ def english(env: dict[str, str]) -> dict[str, str]:
 
 
 def ctrl_c_at_its_default() -> None:
-    """In the child before it starts: SIGINT at its default, so Ctrl-C reaches the program as at a terminal
-    even when the suite itself was started with SIGINT ignored (a shell's background job: ``nohup pytest &``)."""
+    """In a child before it starts: SIGINT at its default, so Python installs its KeyboardInterrupt handler.
+
+    A shell starts a background job (``nohup pytest &``) with SIGINT ignored
+    and children inherit that; Python then leaves it ignored, as it should,
+    and a Ctrl-C test would see nothing.
+    """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
