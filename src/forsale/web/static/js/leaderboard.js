@@ -24,7 +24,7 @@ export function showLeaderboard(ctx, params) {
   );
   ctx.app.replaceChildren(
     h(
-      "section.panel.board.form",
+      "section.panel.leaderboard.form",
       null,
       h("h2", null, t("account.leaderboard")),
       h("p.hint", null, t("board.hint")),
