@@ -60,9 +60,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from forsale.arena import GameResult, mean_ci, run_tournament, wilson_interval
+from forsale.arena import GameResult, run_tournament
 from forsale.bots import make_agent, population
 from forsale.bots.population import held_out
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, when loaded by path (the tests)
+from reports import paired_round_robins, pooled_round_robins, ranking, share_ci
 
 TABLE_SEATS = 4
 ROUND_ROBIN_POPULATION = 3
@@ -111,22 +114,6 @@ def deal_shares(results: Sequence[GameResult], spec: str, players: int) -> dict[
             if bot == spec:
                 shares[result.index // players].append(result.shares[seat])
     return {deal: sum(v) / len(v) for deal, v in sorted(shares.items())}
-
-
-def share_ci(values: Sequence[float], floor: float = 0.0, games: int = 0) -> tuple[float, float, float]:
-    """``(mean, lo, hi)`` of :func:`mean_ci`, the interval clipped to what a share can be (``floor``..1).
-
-    One deal says nothing of the spread: its interval is the whole range. Given ``games``, a share's
-    interval is never narrower than Wilson's over those games, so that a table won at every deal does not
-    get the empty interval 100%-100% of a sample with no spread.
-    """
-    mean, lo, hi = mean_ci(values)
-    if len(values) < 2:
-        return mean, floor, 1.0
-    if games:
-        wlo, whi = wilson_interval(mean * games, games)
-        lo, hi = min(lo, wlo), max(hi, whi)
-    return mean, max(floor, lo), min(1.0, hi)
 
 
 def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dict[str, Any]:
@@ -205,45 +192,6 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
             per_deal[bot] += deal_shares(results, bot, players).values()
             games[bot] += sum(1 for r in results for b in r.bots if b == bot)
     return {"players": players, "tables": lineups, "ranking": ranking(per_deal, games)}
-
-
-def ranking(per_deal: dict[str, list[float]], games: dict[str, int]) -> list[dict[str, Any]]:
-    """Bots by share over their deals, best first (ties by name), each with its interval and deal-level shares."""
-    rows = []
-    for bot, shares in per_deal.items():
-        if not shares:  # a drawn subset of tables may leave a bot out
-            continue
-        share, lo, hi = share_ci(shares, games=games[bot])
-        rows.append({
-            "bot": bot, "share": share, "ci": [lo, hi], "games": games[bot], "deals": len(shares), "per_deal": shares,
-        })  # fmt: skip
-    return sorted(rows, key=lambda row: (-row["share"], row["bot"]))
-
-
-def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
-    """The round robins of several reports (other seeds: other deals) pooled over deals, per player count.
-
-    Deals are independent whichever run played them, so a bot's deal-level shares from every report are
-    one sample; a bot seated in only some of the runs (the held-out members differ by seed) pools what it has.
-    """
-    per_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    games: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    tables: dict[int, list[list[str]]] = defaultdict(list)
-    for path in paths:
-        for rr in json.loads(Path(path).read_text()).get("round_robin") or []:
-            n = rr["players"]
-            tables[n] += rr["tables"]
-            for row in rr["ranking"]:
-                if "per_deal" not in row:
-                    raise ValueError(f"{path}: its {n}-player round robin keeps no deal-level shares (an older report)")
-                per_deal[n][row["bot"]] += row["per_deal"]
-                games[n][row["bot"]] += row["games"]
-    if not tables:
-        raise ValueError(f"no round robin in {', '.join(paths)}")
-    return [
-        {"players": n, "tables": tables[n], "ranking": ranking(per_deal[n], games[n]), "pooled": len(paths)}
-        for n in sorted(tables)
-    ]
 
 
 def members_of(which: str) -> list[str]:
@@ -338,6 +286,16 @@ def show(report: dict[str, Any], candidate: str) -> None:
         for row in rr["ranking"]:
             table.add_row(row["bot"], pct(row["share"]), interval(row["ci"]), str(row["games"]))
         console.print(table)
+    for rr in report.get("differences", []):
+        title = f"Paired over deals, {rr['players']} players: each bot in the variant minus in the base"
+        table = Table(title=title)
+        for column in ("bot (variant)", "in the base", "base", "variant", "difference", "95% CI (deals)", "deals"):
+            table.add_column(column, justify="left" if column.startswith(("bot", "in the")) else "right")
+        for row in rr["paired"]:
+            same = "" if row["base"] == row["bot"] else row["base"]
+            cells = [row["bot"], same, pct(row["share"]), pct(row["variant_share"]), f"{row['difference']:+.1%}"]
+            table.add_row(*cells, f"{row['ci'][0]:+.1%} - {row['ci'][1]:+.1%}", str(row["deals"]))
+        console.print(table)
     members = report.get("members")
     if members:
         table = Table(title=f"members of {members['which']} against three {members['opponent']} (fair share 25%)")
@@ -406,6 +364,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--plot", metavar="PNG", help="plot the --tables mode (matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pool", nargs="+", metavar="REPORT", help="pool the round robins of these JSON reports; no games")
+    p.add_argument(
+        "--paired",
+        nargs=2,
+        metavar=("BASE", "VARIANT"),
+        help="each bot's share in VARIANT minus BASE, deal by deal (two reports of one round robin); no games",
+    )
     args = p.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.tables < 0:
         p.error("--games and --workers must be at least 1, --tables at least 0")
@@ -425,8 +389,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error(f"--round-robin takes player counts like 3,5,6, not {args.round_robin!r}")
     if any(not 3 <= n <= 6 for n in args.players):
         p.error("round robins are played at 3 to 6 players")
-    if not (args.vs or args.tables or args.players or args.members or args.pool):
-        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N, --members WHICH")
+    if args.pool and args.paired:
+        p.error("choose --pool or --paired, not both")
+    if not (args.vs or args.tables or args.players or args.members or args.pool or args.paired):
+        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N, --members WHICH, --pool, --paired")
     if args.members:
         try:
             args.member_names = members_of(args.members)
@@ -446,14 +412,23 @@ def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], c
     return total
 
 
-def pool_main(args: argparse.Namespace) -> int:
-    """``--pool``: the round robins of earlier reports, pooled over deals; nothing is played."""
+def reports_main(args: argparse.Namespace) -> int:
+    """``--pool`` or ``--paired``: earlier reports read back, pooled or paired over deals; nothing is played."""
+    flag = "--pool" if args.pool else "--paired"
     try:
-        rounds = pooled_round_robins(args.pool)
+        rounds = pooled_round_robins(args.pool) if args.pool else paired_round_robins(*args.paired)
     except (OSError, ValueError, KeyError, TypeError) as error:  # a missing, unreadable or foreign file
-        print(f"strength.py --pool: {error}", file=sys.stderr)
+        print(f"strength.py {flag}: {error}", file=sys.stderr)
         return 2
-    report = {"pooled": args.pool, "round_robin": rounds, "vs": [], "tables": None, "members": None, "skipped": []}
+    report: dict[str, Any] = {"vs": [], "tables": None, "members": None, "skipped": []}
+    if args.pool:
+        report |= {"pooled": args.pool, "round_robin": rounds}
+    else:
+        report |= {
+            "paired": {"base": args.paired[0], "variant": args.paired[1]},
+            "round_robin": [],
+            "differences": rounds,
+        }
     show(report, "")
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
@@ -462,8 +437,8 @@ def pool_main(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.pool:
-        return pool_main(args)
+    if args.pool or args.paired:
+        return reports_main(args)
     skipped: list[str] = []
     if not available(args.candidate, skipped):
         print(f"the candidate {args.candidate!r} is not a bot of this checkout: nothing to measure", file=sys.stderr)

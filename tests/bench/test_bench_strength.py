@@ -111,24 +111,26 @@ def test_at_measures_one_named_table_against_expert_on_the_same_deals(
         assert proc.returncode == 2 and said in proc.stderr, proc.stderr
 
 
-def test_pool_merges_round_robins_of_other_seeds_over_their_deals(forsale_env: dict[str, str], tmp_path: Path) -> None:
+def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of_one(
+    forsale_env: dict[str, str], tmp_path: Path
+) -> None:
     runs = []
-    for seed in (1, 2):
-        out = tmp_path / f"rr{seed}.json"
-        args = ["--candidate", "value", "--round-robin", "3", "--rr-tables", "2", "--games", "3", "--seed", str(seed)]
+    for seed, candidate in ((1, "value"), (2, "value"), (1, "smart")):
+        out = tmp_path / f"rr{seed}-{candidate}.json"
+        args = ["--candidate", candidate, "--round-robin", "3", "--rr-tables", "2", "--games", "3", "--seed", str(seed)]
         proc = subprocess.run([sys.executable, str(BENCH), *args, "--budget", "0.002", "--json", str(out)],
                               capture_output=True, text=True, env=forsale_env, timeout=120)  # fmt: skip
         assert proc.returncode == 0, proc.stdout + proc.stderr
         runs.append(json.loads(out.read_text())["round_robin"][0])
     pooled_json = tmp_path / "pooled.json"
-    pool = [sys.executable, str(BENCH), "--pool", str(tmp_path / "rr1.json"), str(tmp_path / "rr2.json")]
+    pool = [sys.executable, str(BENCH), "--pool", str(tmp_path / "rr1-value.json"), str(tmp_path / "rr2-value.json")]
     proc = subprocess.run([*pool, "--json", str(pooled_json)], capture_output=True, text=True, env=forsale_env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "pooled over 2 reports" in proc.stdout
     (rr,) = json.loads(pooled_json.read_text())["round_robin"]
     assert rr["players"] == 3 and rr["tables"] == runs[0]["tables"] + runs[1]["tables"]
     for row in rr["ranking"]:
-        parts = [r for run in runs for r in run["ranking"] if r["bot"] == row["bot"]]
+        parts = [r for run in runs[:2] for r in run["ranking"] if r["bot"] == row["bot"]]
         assert row["per_deal"] == [x for r in parts for x in r["per_deal"]]
         assert row["games"] == sum(r["games"] for r in parts) and row["deals"] == len(row["per_deal"])
         assert abs(row["share"] - sum(row["per_deal"]) / row["deals"]) < 1e-9
@@ -138,3 +140,30 @@ def test_pool_merges_round_robins_of_other_seeds_over_their_deals(forsale_env: d
     for paths, said in (([old], "keeps no deal-level shares"), ([tmp_path / "none.json"], "No such file")):
         bad = subprocess.run([*pool[:3], *map(str, paths)], capture_output=True, text=True, env=forsale_env)
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
+
+    # The same seed with another candidate: the same tables and deals, so each bot pairs deal by deal.
+    paired_json = tmp_path / "paired.json"
+    paired = [
+        sys.executable,
+        str(BENCH),
+        "--paired",
+        str(tmp_path / "rr1-value.json"),
+        str(tmp_path / "rr1-smart.json"),
+    ]
+    proc = subprocess.run([*paired, "--json", str(paired_json)], capture_output=True, text=True, env=forsale_env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Paired over deals, 3 players" in proc.stdout
+    (diff,) = json.loads(paired_json.read_text())["differences"]
+    base = {r["bot"]: r for r in runs[0]["ranking"]}
+    variant = {r["bot"]: r for r in runs[2]["ranking"]}
+    assert diff["paired"][0]["bot"] == "smart" and diff["paired"][0]["base"] == "value"  # the change comes first
+    assert {row["bot"] for row in diff["paired"]} == set(variant)
+    for row in diff["paired"]:
+        x, y = base[row["base"]]["per_deal"], variant[row["bot"]]["per_deal"]
+        assert row["deals"] == len(x) == len(y)
+        assert abs(row["difference"] - sum(q - p for p, q in zip(x, y, strict=True)) / len(x)) < 1e-9
+        assert row["ci"][0] <= row["difference"] <= row["ci"][1]
+    # Other seeds draw other tables: more than one bot differs, and that is no pairing.
+    other = [*paired[:3], str(tmp_path / "rr1-value.json"), str(tmp_path / "rr2-value.json")]
+    bad = subprocess.run(other, capture_output=True, text=True, env=forsale_env)
+    assert bad.returncode == 2 and "--paired" in bad.stderr, bad.stderr

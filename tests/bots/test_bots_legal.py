@@ -77,6 +77,8 @@ def test_unknown_bot_and_bad_options_fail_clearly() -> None:
         make_agent("expert:speed=3")
     with pytest.raises(ValueError, match="time must be a positive"):
         make_agent("hard:time=0")
+    with pytest.raises(ValueError, match="sale must be 'game' or 'v1', not 'best'"):
+        make_agent("hard:sale=best")
 
 
 def test_registry_has_every_level_and_baseline() -> None:

@@ -228,7 +228,8 @@ class HardAgent(SearchAgent):
     were taken to play, a best response). With ``searchers`` each
     opponent's sale model is mixed with a searcher's sale by how well that
     predicted it so far (:mod:`forsale.bots.searchers`), and so is the
-    sale ``expert`` would make there.
+    sale ``expert`` would make there. ``sale="v1"`` sells as ``hard-v1``
+    does instead (an ablation: docs/strength.md).
     """
 
     def __init__(
@@ -238,9 +239,13 @@ class HardAgent(SearchAgent):
         leaf: str | Leaf = "valuation",
         mixed: bool = True,
         searchers: bool = True,
+        sale: str = "game",
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        if sale not in ("game", "v1"):
+            raise ValueError(f"sale must be 'game' or 'v1', not {sale!r}")
+        self.sale = sale
         self.sampled_bidders = sampled_bidders
         self.mixed = mixed
         self.searchers = searchers
@@ -301,6 +306,8 @@ class HardAgent(SearchAgent):
         return totals
 
     def _sale(self, view: View, rng: random.Random, deadline: float) -> Action:
+        if self.sale == "v1":  # hard-v1's sampled best response to the predicted plays
+            return super()._sale(view, rng, deadline)
         seat = view.seat
         assert seat is not None
         game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
@@ -355,7 +362,12 @@ class EasyAgent:
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
 def _hard(
-    sampled_bidders: int = 1, leaf: str = "valuation", mixed: int = 1, searchers: int = 1, **options: Any
+    sampled_bidders: int = 1,
+    leaf: str = "valuation",
+    mixed: int = 1,
+    searchers: int = 1,
+    sale: str = "game",
+    **options: Any,
 ) -> HardAgent:
     v1 = build("hard", **options)
     return HardAgent(
@@ -364,6 +376,7 @@ def _hard(
         leaf=leaf,
         mixed=bool(mixed),
         searchers=bool(searchers),
+        sale=sale,
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),
