@@ -101,8 +101,7 @@ class SearchAgent:
         legal = view.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        seconds = self.time if budget is None else budget
-        deadline = time.perf_counter() + seconds
+        deadline = self._deadline(budget)
         if view.phase not in self.phases:
             return self._expert.act(view, rng, budget)
         if view.phase == "auction":
@@ -115,8 +114,14 @@ class SearchAgent:
         With ``samples`` set it does not read the clock: a bot that asks what
         this one would sell in an opponent's chair spends no time budget here.
         """
-        deadline = 0.0 if self.samples is not None else time.perf_counter() + self.time
-        return self._sale(view, rng, deadline)
+        return self._sale(view, rng, self._deadline())
+
+    def _deadline(self, budget: float | None = None) -> float:
+        """When this decision stops sampling: ``budget`` (or ``time``) seconds from now; with ``samples``
+        set the effort is fixed and the clock is not read (:meth:`_more` then counts samples instead)."""
+        if self.samples is not None:
+            return 0.0
+        return time.perf_counter() + (self.time if budget is None else budget)
 
     def _more(self, samples: int, deadline: float) -> bool:
         """Whether to draw another sample: until the deadline, or exactly ``self.samples`` if set."""
