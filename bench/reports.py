@@ -107,6 +107,8 @@ def paired_round_robins(base: str, variant: str) -> list[dict[str, Any]]:
         rows = []
         for bot_a, row_a in rows_a.items():
             bot_b = renamed.get(bot_a, bot_a)
+            if bot_b not in rows_b:
+                raise ValueError(f"{n} players: no row for {bot_b} in {variant}: not the same round robin")
             x, y = row_a["per_deal"], rows_b[bot_b]["per_deal"]
             if len(x) != len(y):
                 raise ValueError(f"{bot_a}: {len(x)} deals in {base}, {len(y)} in {variant}: not the same round robin")

@@ -167,3 +167,9 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
     other = [*paired[:3], str(tmp_path / "rr1-value.json"), str(tmp_path / "rr2-value.json")]
     bad = subprocess.run(other, capture_output=True, text=True, env=forsale_env)
     assert bad.returncode == 2 and "--paired" in bad.stderr, bad.stderr
+    # A report that lost a bot's row is not the same round robin: said so, by name.
+    cut = json.loads((tmp_path / "rr1-smart.json").read_text())
+    gone = cut["round_robin"][0]["ranking"].pop()["bot"]
+    (tmp_path / "cut.json").write_text(json.dumps(cut))
+    bad = subprocess.run([*paired[:4], str(tmp_path / "cut.json")], capture_output=True, text=True, env=forsale_env)
+    assert bad.returncode == 2 and f"no row for {gone} in" in bad.stderr, bad.stderr
