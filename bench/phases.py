@@ -34,6 +34,9 @@ from forsale.bots import make_agent
 from forsale.bots.valuation import hand_values
 from forsale.record import from_record
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, when loaded by path
+from reports import rounded, share_ci
+
 MEASURES = ("auction_points", "final_points", "share")
 """Per bot and deal: points above the table's mean at the end of the auctions, at the end; the win share."""
 
@@ -72,9 +75,8 @@ def summary(deals: dict[str, dict[str, dict[int, float]]]) -> list[dict[str, Any
     for bot, measures in deals.items():
         row: dict[str, Any] = {"bot": bot, "deals": len(measures["share"])}
         for m in MEASURES:
-            mean, lo, hi = mean_ci(list(measures[m].values()))
-            if m == "share":  # a share is 0 to 1, whatever the normal approximation says
-                lo, hi = max(0.0, lo), min(1.0, hi)
+            values = list(measures[m].values())
+            mean, lo, hi = share_ci(values) if m == "share" else mean_ci(values)  # a share stays within 0..1
             row[m] = {"mean": mean, "ci": [lo, hi]}
         rows.append(row)
     return sorted(rows, key=lambda row: (-row["share"]["mean"], row["bot"]))
@@ -141,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             p.error(str(error))
     n = len(bots)
-    games = max(n, -(-args.games // n) * n)
+    games = rounded(args.games, n)
     from rich import progress as bar
 
     columns = (bar.TextColumn("games"), bar.BarColumn(), bar.MofNCompleteColumn(), bar.TimeRemainingColumn())

@@ -1,4 +1,4 @@
-"""Shares, rankings and the reports of ``bench/strength.py`` read back: pooled over runs, or paired.
+"""Deals, shares, rankings, and the reports of ``bench/strength.py`` read back: pooled over runs, or paired.
 
 A report keeps every bot's deal-level shares (``per_deal``), so what one
 run cannot settle can be settled afterwards without playing again:
@@ -21,6 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from forsale.arena import mean_ci, wilson_interval
+
+
+def rounded(games: int, players: int) -> int:
+    """Games rounded up to whole deals: each deal is played from every seat."""
+    return max(players, -(-games // players) * players)
 
 
 def share_ci(values: Sequence[float], floor: float = 0.0, games: int = 0) -> tuple[float, float, float]:

@@ -65,7 +65,7 @@ from forsale.bots import make_agent, population
 from forsale.bots.population import held_out
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, when loaded by path (the tests)
-from reports import paired_round_robins, pooled_round_robins, ranking, share_ci
+from reports import paired_round_robins, pooled_round_robins, ranking, rounded, share_ci
 
 TABLE_SEATS = 4
 ROUND_ROBIN_POPULATION = 3
@@ -99,11 +99,6 @@ def with_budget(spec: str, budget: float | None) -> str:
     except ValueError:
         return spec
     return timed
-
-
-def rounded(games: int, players: int) -> int:
-    """Games rounded up to whole deals: each deal is played from every seat."""
-    return max(players, -(-games // players) * players)
 
 
 def deal_shares(results: Sequence[GameResult], spec: str, players: int) -> dict[int, float]:
