@@ -79,6 +79,16 @@ def test_unknown_bot_and_bad_options_fail_clearly() -> None:
         make_agent("hard:time=0")
     with pytest.raises(ValueError, match="sale must be 'game' or 'v1', not 'best'"):
         make_agent("hard:sale=best")
+    with pytest.raises(ValueError, match=r"futures must be positive multiples of alpha joined by '\+'"):
+        make_agent("hard:futures=0.5+x")
+    with pytest.raises(ValueError, match="futures must be positive multiples of alpha"):
+        make_agent("hard:futures=0+1")
+    with pytest.raises(ValueError, match="spread must be a positive number, not 0"):
+        make_agent("hard:spread=0")
+    with pytest.raises(ValueError, match="spread must be a positive number, not 'wide'"):
+        make_agent("hard:spread=wide")
+    with pytest.raises(ValueError, match="fit_self and futures are two ways"):
+        make_agent("hard:fit_self=1:futures=1+2")
 
 
 def test_registry_has_every_level_and_baseline() -> None:

@@ -29,6 +29,14 @@ def test_with_no_evidence_every_seat_is_modelled_as_an_expert_and_evidence_sharp
     assert after[1][expert_index] < 0.01 and max(after[1]) > max(start[1])
     drawn = [sample_bidders(after, random.Random(seed))[1] for seed in range(50)]
     assert all(rule[1] >= 0.45 for rule in drawn)
+    # Tempered (``hard:spread=``), the same evidence counts for less: the likeliest rule stays, flatter.
+    tempered = bidder_posteriors(view(state, 0), spread=2.5)
+    assert bidder_posteriors(view(state, 0), spread=1.0) == after
+    for sharp, flat in zip(after, tempered):
+        assert sum(flat) == pytest.approx(1.0) and max(flat) < max(sharp)
+        assert max(range(len(flat)), key=flat.__getitem__) == max(range(len(sharp)), key=sharp.__getitem__)
+    with pytest.raises(ValueError, match="spread must be a positive number"):
+        bidder_posteriors(view(state, 0), spread=0)
 
 
 def test_sale_models_are_trusted_only_with_evidence_and_a_fit() -> None:

@@ -214,8 +214,16 @@ def test_win_chances_add_up_to_one_and_are_exact_at_the_end() -> None:
 )
 def test_hard_plays_only_legal_moves(rules: Ruleset) -> None:
     """Whole games of ``hard`` (one sample, so they are quick) against the expert and random bots;
-    one seat sells as ``hard-v1`` does (``sale=v1``, the ablation in docs/strength.md)."""
-    specs = ("hard:samples=1", "expert", "hard:samples=1", "random", "expert", "hard:samples=1:sale=v1")
+    one seat sells as ``hard-v1`` does (``sale=v1``), one plans its later rounds three ways with tempered
+    bidder posteriors and one bids on as fitted to itself (the ablations in docs/strength.md)."""
+    specs = (
+        "hard:samples=1",
+        "expert",
+        "hard:samples=1:futures=0.6+1+1.6:spread=2",
+        "random",
+        "hard:samples=1:fit_self=1",
+        "hard:samples=1:sale=v1",
+    )
     agents = [make_agent(spec) for spec in specs]
     for game in range(3):
         state = new_game(rules, seed=game)

@@ -127,12 +127,18 @@ def draw(hand: Sequence[int], probs: Sequence[float], rng: random.Random) -> int
     return hand[-1]
 
 
-def bidder_posteriors(view: View) -> list[list[float]]:
-    """Per seat, the posterior over :data:`BIDDER_GRID` (the softmax of :func:`bidder_log_likelihoods`)."""
+def bidder_posteriors(view: View, spread: float = 1.0) -> list[list[float]]:
+    """Per seat, the posterior over :data:`BIDDER_GRID` (the softmax of :func:`bidder_log_likelihoods`).
+
+    ``spread`` above 1 tempers it (the log-likelihoods divided by it): the
+    evidence counts for less, so more of the rules that nearly fit are drawn.
+    """
+    if not spread > 0:
+        raise ValueError(f"spread must be a positive number, not {spread!r}")
     out = []
     for row in bidder_log_likelihoods(view):
         top = max(row)
-        weights = [exp(x - top) for x in row]
+        weights = [exp((x - top) / spread) for x in row]
         total = sum(weights)
         out.append([w / total for w in weights])
     return out

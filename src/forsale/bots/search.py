@@ -230,6 +230,13 @@ class HardAgent(SearchAgent):
     predicted it so far (:mod:`forsale.bots.searchers`), and so is the
     sale ``expert`` would make there. ``sale="v1"`` sells as ``hard-v1``
     does instead (an ablation: docs/strength.md).
+
+    Three more ablations of the auction search, measured at 6 players in
+    docs/strength.md and not adopted: ``futures`` (multiples of ``alpha``)
+    values each plan for this round by its best way of bidding in the later
+    rounds instead of the expert's rule alone; ``spread`` above 1 tempers the
+    opponents' bidder posteriors; ``fit_self`` bids in the later rounds by
+    a rule drawn from the posterior fitted to the bot's own bids this game.
     """
 
     def __init__(
@@ -240,9 +247,21 @@ class HardAgent(SearchAgent):
         mixed: bool = True,
         searchers: bool = True,
         sale: str = "game",
+        futures: Sequence[float] = (1.0,),
+        spread: float = 1.0,
+        fit_self: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        if type(spread) not in (int, float) or not spread > 0:
+            raise ValueError(f"spread must be a positive number, not {spread!r}")
+        self.spread = float(spread)
+        if not futures or any(not m > 0 for m in futures):
+            raise ValueError(f"futures must be positive multiples of alpha, not {futures!r}")
+        self.futures = tuple(float(m) for m in futures)
+        if fit_self and self.futures != (1.0,):
+            raise ValueError("fit_self and futures are two ways of bidding in the later rounds: choose one")
+        self.fit_self = fit_self
         if sale not in ("game", "v1"):
             raise ValueError(f"sale must be 'game' or 'v1', not {sale!r}")
         self.sale = sale
@@ -285,25 +304,31 @@ class HardAgent(SearchAgent):
         seat = view.seat
         assert seat is not None
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
-        bidder_posts = bidder_posteriors(view)
+        bidder_posts = bidder_posteriors(view, self.spread)
         leaf = None if self.sale_rollouts else self._leaf(view.players)
-        totals = [0.0] * len(limits)
+        # One row of totals per way of bidding in the later rounds (``futures``: multiples of alpha).
+        totals = [[0.0] * len(limits) for _ in self.futures]
         samples = 0
         while self._more(samples, deadline):
             state = sample_state(view, rng)
             bidders = sample_bidders(bidder_posts, rng)
-            bidders[seat] = (self.alpha, 0.0)
-            if leaf is not None:  # every plan's outcome valued in one call (one batch for a model)
-                outcomes = [play_auctions(state, bidders, (seat, limit)) for limit in limits]
-                for i, value in enumerate(leaf(state, outcomes, seat)):
-                    totals[i] += value
-            else:
-                seed = rng.getrandbits(64)
-                for i, limit in enumerate(limits):
-                    totals[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
+            own = bidders[seat]
+            for row, m in zip(totals, self.futures):
+                if not self.fit_self:  # later rounds bid as the expert's rule (by default), or as fitted
+                    own = (self.alpha * m, 0.0)
+                bidders[seat] = own
+                if leaf is not None:  # every plan's outcome valued in one call (one batch for a model)
+                    outcomes = [play_auctions(state, bidders, (seat, limit)) for limit in limits]
+                    for i, value in enumerate(leaf(state, outcomes, seat)):
+                        row[i] += value
+                else:
+                    seed = rng.getrandbits(64)
+                    for i, limit in enumerate(limits):
+                        row[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
         self.samples_drawn = samples
-        return totals
+        # A plan for this round is worth what its best way of going on is worth, on the same deals.
+        return [max(row[i] for row in totals) for i in range(len(limits))]
 
     def _sale(self, view: View, rng: random.Random, deadline: float) -> Action:
         if self.sale == "v1":  # hard-v1's sampled best response to the predicted plays
@@ -358,6 +383,15 @@ class EasyAgent:
         return self._expert.act(view, rng, budget)
 
 
+def _multiples(spec: str | float) -> list[float]:
+    """``futures=0.6+1+1.6`` of a bot spec as numbers, refused with its reason when it is not one."""
+    try:
+        return [float(m) for m in str(spec).split("+")]
+    except ValueError:
+        pass
+    raise ValueError(f"futures must be positive multiples of alpha joined by '+' (e.g. 0.6+1+1.6), not {spec!r}")
+
+
 @register(
     "hard", "determinized auction search; each sale round solved as a game (regret matching); time=SECONDS per decision"
 )
@@ -367,6 +401,9 @@ def _hard(
     mixed: int = 1,
     searchers: int = 1,
     sale: str = "game",
+    futures: str | float = "1",
+    spread: Any = 1.0,
+    fit_self: int = 0,
     **options: Any,
 ) -> HardAgent:
     v1 = build("hard", **options)
@@ -377,6 +414,9 @@ def _hard(
         mixed=bool(mixed),
         searchers=bool(searchers),
         sale=sale,
+        futures=_multiples(futures),
+        spread=spread,
+        fit_self=bool(fit_self),
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),
