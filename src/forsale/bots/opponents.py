@@ -127,14 +127,20 @@ def draw(hand: Sequence[int], probs: Sequence[float], rng: random.Random) -> int
     return hand[-1]
 
 
+def tempering(spread: object) -> float:
+    """``spread`` for :func:`bidder_posteriors` as a float, refused with its reason unless a positive number."""
+    if isinstance(spread, bool) or not isinstance(spread, (int, float)) or not spread > 0:
+        raise ValueError(f"spread must be a positive number, not {spread!r}")
+    return float(spread)
+
+
 def bidder_posteriors(view: View, spread: float = 1.0) -> list[list[float]]:
     """Per seat, the posterior over :data:`BIDDER_GRID` (the softmax of :func:`bidder_log_likelihoods`).
 
     ``spread`` above 1 tempers it (the log-likelihoods divided by it): the
     evidence counts for less, so more of the rules that nearly fit are drawn.
     """
-    if not spread > 0:
-        raise ValueError(f"spread must be a positive number, not {spread!r}")
+    spread = tempering(spread)
     out = []
     for row in bidder_log_likelihoods(view):
         top = max(row)

@@ -52,7 +52,7 @@ from ..rules import win_shares
 from ..view import View, sample_state
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .leaves import Leaf, ModelLeaf
-from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders
+from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
 from .registry import register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
@@ -253,9 +253,7 @@ class HardAgent(SearchAgent):
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
-        if type(spread) not in (int, float) or not spread > 0:
-            raise ValueError(f"spread must be a positive number, not {spread!r}")
-        self.spread = float(spread)
+        self.spread = tempering(spread)  # refused here, before any game, not at the first bid
         if not futures or any(not m > 0 for m in futures):
             raise ValueError(f"futures must be positive multiples of alpha, not {futures!r}")
         self.futures = tuple(float(m) for m in futures)
@@ -313,6 +311,7 @@ class HardAgent(SearchAgent):
             state = sample_state(view, rng)
             bidders = sample_bidders(bidder_posts, rng)
             own = bidders[seat]
+            seed = 0 if leaf is not None else rng.getrandbits(64)  # one seed: every row on the same luck
             for row, m in zip(totals, self.futures):
                 if not self.fit_self:  # later rounds bid as the expert's rule (by default), or as fitted
                     own = (self.alpha * m, 0.0)
@@ -322,7 +321,6 @@ class HardAgent(SearchAgent):
                     for i, value in enumerate(leaf(state, outcomes, seat)):
                         row[i] += value
                 else:
-                    seed = rng.getrandbits(64)
                     for i, limit in enumerate(limits):
                         row[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
             samples += 1
@@ -388,8 +386,8 @@ def _multiples(spec: str | float) -> list[float]:
     try:
         return [float(m) for m in str(spec).split("+")]
     except ValueError:
-        pass
-    raise ValueError(f"futures must be positive multiples of alpha joined by '+' (e.g. 0.6+1+1.6), not {spec!r}")
+        reason = f"futures must be positive multiples of alpha joined by '+' (e.g. 0.6+1+1.6), not {spec!r}"
+        raise ValueError(reason) from None
 
 
 @register(
