@@ -7,6 +7,27 @@ coins"), never as internal jargon.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+SHOWN_CHARS = 40
+"""How much of a rejected value a message quotes: enough to recognise it, never a flood."""
+
+
+def shown(value: Any) -> str:
+    """``value`` as a message quotes it: in JSON's spelling (records and clients speak JSON), cut short.
+
+    >>> shown(None), shown(True), shown("up"), shown(2.5)
+    ('null', 'true', '"up"', '2.5')
+    >>> shown(list(range(100)))
+    '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, …'
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON at all (an object of the Python API, a huge number)
+        text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
 
 class ForSaleError(Exception):
     """Base class of every error the engine raises on purpose."""

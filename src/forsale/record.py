@@ -11,10 +11,11 @@ that ``forsale replay`` prints.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, TypeGuard
 
 from .actions import PASS, bid, move_to_json
-from .errors import ForSaleError, RecordError
+from .errors import ForSaleError, RecordError, shown
 from .rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
 from .state import AUCTION, OVER, Deal, State
 
@@ -61,7 +62,7 @@ def _parse_header(record: Any) -> tuple[Ruleset, Deal]:
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}, not {record.get('format')!r}")
+        raise RecordError(f"format must be {FORMAT!r}, not {shown(record.get('format'))}")
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise RecordError("players must be a list of seat names (strings)")
@@ -70,8 +71,10 @@ def _parse_header(record: Any) -> tuple[Ruleset, Deal]:
             f"For Sale is played by {MIN_PLAYERS} to {MAX_PLAYERS} players; this record has {len(players)}"
         )
     n = len(players)
+    if "rules" in record and record["rules"] is None:
+        raise RecordError('rules must be a preset name or an object of knobs, not null (leave it out for "official")')
     try:
-        rules = Ruleset.parse(record.get("rules"), n)
+        rules = Ruleset.parse(record.get("rules", "official"), n)  # the format's default, at every player count
     except ForSaleError as error:
         raise RecordError(f"rules: {error}") from None
     return rules, Deal.from_json(record.get("deal"), rules)
@@ -82,6 +85,8 @@ def _apply_move(state: State, move: Any) -> None:
     if not isinstance(move, dict):
         raise RecordError("a move must be a JSON object")
     if "sell" in move:
+        if "seat" in move or "bid" in move or "pass" in move:
+            raise RecordError("a move is a seat's bid or pass, or a whole sale round, not both")
         houses = move["sell"]
         if not isinstance(houses, list) or not all(_is_int(h) for h in houses):
             raise RecordError("a sale move needs a list of houses, one per seat")
@@ -95,7 +100,7 @@ def _apply_move(state: State, move: Any) -> None:
         return
     seat = move.get("seat")
     if not _is_int(seat) or not 0 <= seat < state.n:
-        raise RecordError(f"a move needs a seat from 0 to {state.n - 1}, not {seat!r}")
+        raise RecordError(f"a move needs a seat from 0 to {state.n - 1}, not {shown(seat)}")
     if state.phase == OVER:
         raise RecordError("the game is over; no move may follow")
     has_bid, has_pass = "bid" in move, "pass" in move
@@ -104,7 +109,7 @@ def _apply_move(state: State, move: Any) -> None:
     if has_bid:
         amount = move["bid"]
         if not _is_int(amount):
-            raise RecordError(f"seat {seat} bid {amount!r}, which is not a whole number of coins")
+            raise RecordError(f"seat {seat} bid {shown(amount)}, which is not a whole number of coins")
         if amount < 1:
             raise RecordError(f"seat {seat} bid {amount} but a bid must be at least 1 coin")
         state.push(seat, bid(amount))
@@ -154,14 +159,51 @@ def result(state: State) -> dict[str, Any]:
     }
 
 
+MAX_DIGITS = 20_000
+"""The longest number a record may hold. Python's default (4,300 digits) would call a longer but
+well-formed number bad JSON, not the illegal move it is; past this, parsing one grows costly."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice: which of two ``moves`` would be the game?"""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"the key {shown(key)} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def parse_record_json(text: str | bytes) -> Any:
+    """The JSON value of a record's text, strictly: UTF-8 (a byte-order mark allowed), no ``NaN`` or
+    ``Infinity``, no key twice in an object; :class:`RecordError` (no move) when it is not."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise RecordError(f"the record is not UTF-8 text (byte {error.start} cannot be read)") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
+    except RecursionError:
+        raise RecordError("the record is nested too deeply to be read") from None
+    except ValueError as error:
+        if "digits" in str(error):
+            raise RecordError(f"the record holds a number of more than {MAX_DIGITS:,} digits") from None
+        raise RecordError(f"the record is not valid JSON: {error}") from None
+
+
 def referee(text: str | bytes) -> tuple[int, dict[str, Any]]:
     """Referee a record given as JSON text: ``(exit status, JSON object to print)``."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(MAX_DIGITS)  # for the parse and for quoting such a number in a message
     try:
-        record = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        return 1, {"error": {"move": None, "message": f"the record is not valid JSON: {error}"}}
-    try:
-        state = from_record(record)
+        state = from_record(parse_record_json(text))
     except RecordError as error:
         return 1, {"error": {"move": error.move, "message": str(error)}}
+    finally:
+        sys.set_int_max_str_digits(limit)
     return 0, result(state)

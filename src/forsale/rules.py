@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .errors import RulesError
+from .errors import RulesError, shown
 
 HOUSES: tuple[int, ...] = tuple(range(1, 31))
 """The 30 house cards."""
@@ -36,6 +36,9 @@ CHEQUE_VALUES: frozenset[int] = frozenset(CHEQUES)
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
 REFUNDS = ("down", "up")
+
+KNOBS = ("starting_coins", "removed", "refund")
+"""The three knobs of a ruleset, and so the keys of a rules object in a record."""
 
 # Official set-up per player count: (starting coins, cards removed from each deck).
 _OFFICIAL = {3: (18, 6), 4: (18, 2), 5: (14, 0), 6: (14, 0)}
@@ -71,7 +74,7 @@ class Ruleset:
         for knob in ("players", "starting_coins", "removed"):
             value = getattr(self, knob)
             if type(value) is not int:
-                raise RulesError(f"{knob} must be a whole number, not {value!r}")
+                raise RulesError(f"{knob} must be a whole number, not {shown(value)}")
         if not MIN_PLAYERS <= self.players <= MAX_PLAYERS:
             raise RulesError(f"For Sale is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {self.players}")
         if self.starting_coins < 0:
@@ -79,7 +82,7 @@ class Ruleset:
         if not 0 <= self.removed < len(HOUSES):
             raise RulesError(f"removed must be between 0 and 29 cards, not {self.removed}")
         if self.refund not in REFUNDS:
-            raise RulesError(f"refund must be 'down' or 'up', not {self.refund!r}")
+            raise RulesError(f"refund must be 'down' or 'up', not {shown(self.refund)}")
         in_play = len(HOUSES) - self.removed
         if in_play < self.players or in_play % self.players:
             raise RulesError(
@@ -152,13 +155,18 @@ class Ruleset:
         if isinstance(spec, str):
             return cls.preset(spec, players)
         if isinstance(spec, dict):
-            missing = [k for k in ("starting_coins", "removed", "refund") if k not in spec]
+            missing = [k for k in KNOBS if k not in spec]
             if missing:
                 raise RulesError(f"the rules object lacks {', '.join(missing)}")
+            unknown = [k for k in spec if k not in KNOBS]
+            if unknown:  # a knob this engine does not know would be refereed as if it were not there
+                raise RulesError(
+                    f"the rules object has unknown knobs: {shown(unknown)}; the knobs are {', '.join(KNOBS)}"
+                )
             return cls.custom(
                 players, starting_coins=spec["starting_coins"], removed=spec["removed"], refund=spec["refund"]
             )
-        raise RulesError(f"rules must be a preset name or an object of knobs, not {spec!r}")
+        raise RulesError(f"rules must be a preset name or an object of knobs, not {shown(spec)}")
 
     def to_json(self) -> str | dict[str, Any]:
         """The ``rules`` value of a record: the preset name, or the knobs."""

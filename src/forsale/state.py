@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn, TypeGuard
 
 from .actions import PASS, SELLS, Action, Bid, Pass, Sell, bid
-from .errors import IllegalActionError, RecordError
+from .errors import IllegalActionError, RecordError, shown
 from .refusals import refusal
 from .rules import CHEQUE_VALUES, CHEQUES, HOUSES, Ruleset, winners
 
@@ -167,7 +167,7 @@ class Deal:
         _check_cheques("deal.cheques", cheques)
         n = rules.players
         if type(first) is not int or not 0 <= first < n:
-            raise RecordError(f"deal.first must be a seat number from 0 to {n - 1}, not {first!r}")
+            raise RecordError(f"deal.first must be a seat number from 0 to {n - 1}, not {shown(first)}")
         if removed is None:
             return cls(houses, cheques, first)
         gone_houses = removed.get("houses") if isinstance(removed, dict) else None

@@ -142,6 +142,83 @@ def test_malformed_records_name_no_move(replay, change, needle):
     assert needle in message
 
 
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        # JSON has no NaN or Infinity (Python's reader takes them unless told not to).
+        ('{"format": "forsale-record/1", "x": NaN}', "NaN is not a JSON number"),
+        ('{"format": "forsale-record/1", "x": -Infinity}', "-Infinity is not a JSON number"),
+        # Which of two "moves" would be the game?
+        ('{"format": "forsale-record/1", "moves": [], "moves": []}', 'the key "moves" appears twice'),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("1" * 30_000, "more than 20,000 digits"),
+    ],
+)
+def test_json_that_is_not_quite_json(replay, raw, needle):
+    move, message = error_of(replay, raw=raw)
+    assert move is None and needle in message
+
+
+def test_text_that_is_not_utf8(forsale_cmd, forsale_env, tmp_path):
+    path = tmp_path / "record.json"
+    text = json.dumps(golden())
+    for data, accepted in [
+        (text.encode("utf-16"), False),  # RFC 8259: JSON between systems is UTF-8
+        (b"\xff\xfe" + text.encode("latin-1"), False),
+        (b"\xef\xbb\xbf" + text.encode(), True),  # a byte-order mark, which a reader may ignore
+    ]:
+        path.write_bytes(data)
+        proc = subprocess.run([*forsale_cmd, "replay", str(path)], capture_output=True, text=True, env=forsale_env)
+        out = json.loads(proc.stdout)
+        if accepted:
+            assert proc.returncode == 0 and out["complete"] is True
+        else:
+            assert proc.returncode == 1 and out["error"]["move"] is None
+            assert "Traceback" not in proc.stderr and "codec" not in out["error"]["message"]
+
+
+def test_a_long_number_is_the_illegal_move_it_is(replay):
+    record = golden()
+    first = record["deal"]["first"]
+    record["moves"][0] = {"seat": first, "bid": -1}
+    record["note"] = -2  # and in a key readers ignore, such a number is ignored
+    # Written as text: Python itself would not print a number of 5,000 digits.
+    raw = json.dumps(record).replace('"bid": -1', '"bid": ' + "9" * 5000).replace('"note": -2', '"note": ' + "7" * 5000)
+    move, message = error_of(replay, raw=raw)
+    assert move == 0 and message.startswith(f"seat {first} bid 9999") and "holds 18 coins" in message
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        # The format's default is "official", at 2 players too, where it has no set-up.
+        (lambda r: r.pop("rules"), "the official ruleset is for 3 to 6 players, not 2"),
+        (lambda r: r.update(rules=None), "not null"),
+        (
+            lambda r: r.update(rules={"starting_coins": 18, "removed": 10, "refund": "down", "tiebreak": "none"}),
+            'unknown knobs: ["tiebreak"]',
+        ),
+    ],
+)
+def test_the_rules_key_of_a_two_player_record(replay, change, needle):
+    record = golden("2p-two-player")
+    assert replay(record)[0] == 0
+    change(record)
+    move, message = error_of(replay, record)
+    assert move is None and needle in message
+
+
+def test_messages_quote_values_as_json_and_briefly(replay):
+    record = golden()
+    record["format"] = None
+    assert error_of(replay, record) == (None, "format must be 'forsale-record/1', not null")
+    record = golden()
+    record["moves"][0] = {"seat": True, "pass": True}
+    assert error_of(replay, record) == (0, "a move needs a seat from 0 to 3, not true")
+    record["moves"][0] = {"seat": "x" * 10_000, "pass": True}
+    assert len(error_of(replay, record)[1]) < 100
+
+
 def test_record_that_is_not_an_object(replay):
     assert error_of(replay, [1, 2, 3]) == (None, "a record must be a JSON object")
 
@@ -229,6 +306,7 @@ def test_moves_after_the_end(replay):
         ({"seat": 0, "pass": False}, "a pass is written"),
         ({"seat": 0, "bid": 2, "pass": True}, "cannot both bid and pass"),
         ({"sell": "1,2,3,4"}, "a sale move needs a list"),
+        ({"sell": [1, 2, 3, 4], "seat": 0}, "a seat's bid or pass, or a whole sale round, not both"),
     ],
 )
 def test_malformed_moves(replay, move, needle):
