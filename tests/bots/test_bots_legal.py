@@ -75,7 +75,7 @@ def test_unknown_bot_and_bad_options_fail_clearly() -> None:
         make_agent("nope")
     with pytest.raises(ValueError, match="bad options for bot 'expert'"):
         make_agent("expert:speed=3")
-    with pytest.raises(ValueError, match="time must be a positive"):
+    with pytest.raises(ValueError, match="time must be a number above 0"):
         make_agent("hard:time=0")
     with pytest.raises(ValueError, match="sale must be 'game' or 'v1', not 'best'"):
         make_agent("hard:sale=best")

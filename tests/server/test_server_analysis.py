@@ -149,3 +149,15 @@ def test_hints_are_rate_limited_per_seat_and_only_for_a_seat_with_a_decision(cli
     assert int(again.headers["retry-after"]) >= 1
     stranger = client.post(f"/api/tables/{table_id}/hint", json={"token": "y" * 43})
     assert stranger.status_code == 403 and stranger.json()["error"]["code"] == "bad_token"
+
+
+def test_a_hint_that_overruns_is_a_503_and_the_table_plays_on(client, monkeypatch, caplog):
+    from forsale.server import routes_analysis
+
+    table_id, token, _ = my_turn(client, hints=True)
+    monkeypatch.setattr(routes_analysis, "HINT_DEADLINE", 0.001)  # no worker answers that fast
+    answer = client.post(f"/api/tables/{table_id}/hint", json={"token": token})
+    assert answer.status_code == 503 and answer.json()["error"]["code"] == "no_hint"
+    assert "Traceback" not in caplog.text
+    monkeypatch.setattr(routes_analysis, "HINT_DEADLINE", 30.0)
+    until(lambda: client.post(f"/api/tables/{table_id}/hint", json={"token": token}).status_code == 200, 20)

@@ -42,7 +42,13 @@ def test_bot_specs_beyond_the_servers_budget_are_refused(client: TestClient) -> 
         (f"hard:samples={MAX_SAMPLES + 1}", f"at most {MAX_SAMPLES}"),
         ("hard:samples=1000000000", f"at most {MAX_SAMPLES}"),
         ("easy:blunder=nan", "not a finite number"),
-        ("hard:time=0", "time must be a positive number"),
+        ("hard:time=0", "time must be a number above 0"),
+        # Options of the wrong kind or out of range: refused when built, not a 500 or a traceback a move.
+        ("hard:phases=0", "phases must be auction, sale or auction+sale"),
+        ("hard-v1:phases=1", "phases must be"),
+        ("hard:temperature=0", "temperature must be a number above 0"),
+        ("hard:steps=0+1", "steps must be"),
+        ("expert:alpha=-1", "alpha must be a number of at least 0"),
         ("ppo", "cannot play this table"),  # its network reads 4-player tables only
         ("ppo:weights=/etc/passwd", "weights= is not offered"),  # a path on the server's disk
     ):

@@ -121,7 +121,7 @@ def test_rest_numbers_are_numbers_booleans_are_booleans_strings_are_text(client:
 def test_a_refused_rules_object_is_explained_in_the_fields_own_names(client: TestClient) -> None:
     """Only the form of ``rules`` the body used is judged, and the message names fields, not validator internals."""
     for rules, expected in (
-        ({"starting_coins": 5000, "removed": 2}, "rules.starting_coins: Input should be less than or equal to 1000"),
+        ({"starting_coins": 5000, "removed": 2}, "rules.starting_coins: Input should be less than or equal to 100"),
         ({"starting_coins": 18, "removed": 30}, "rules.removed: Input should be less than or equal to 29"),
         ({"starting_coins": 18, "removed": 2, "extra": 1}, "rules.extra: Extra inputs are not permitted"),
         (5, "rules: Input should be a valid string"),

@@ -44,7 +44,7 @@ from typing import Any
 from ..actions import PASS, SELLS, Action, bid
 from ..rules import CHEQUES, HOUSES
 from ..view import View
-from .registry import register
+from .registry import option_number, register
 
 ALPHA = 1.0
 """How much of the value gap between top and bottom house a seat will bid."""
@@ -373,4 +373,4 @@ class ExpertAgent:
 
 @register("expert", "our heuristic: expected-cheque house values, bids up to the value gap, opponent-modelled sales")
 def _expert(alpha: float = ALPHA) -> ExpertAgent:
-    return ExpertAgent(alpha=float(alpha))
+    return ExpertAgent(alpha=option_number("alpha", alpha, 0))

@@ -10,6 +10,7 @@ imports them all (``_BOT_MODULES``) the first time a spec is resolved.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,34 @@ def _value(text: str) -> Any:
     return text
 
 
+def option_number(key: str, value: Any, low: float, high: float = math.inf, *, above: bool = False) -> float:
+    """A bot option's value as a number from ``low`` (excluded if ``above``) to ``high``, or ``ValueError`` saying so.
+
+    Every numeric option of a factory goes through here, so a spec from a stranger (a server's
+    client) fails when the bot is built, in words, never later inside a decision.
+
+    >>> option_number("temperature", 3, 0, above=True)
+    3.0
+    >>> option_number("temperature", 0, 0, above=True)
+    Traceback (most recent call last):
+    ...
+    ValueError: temperature must be a number above 0, not 0
+    """
+    if high != math.inf:
+        bounds = f"from {low:g} to {high:g}" + (f", not {low:g} itself" if above else "")
+    else:
+        bounds = f"above {low:g}" if above else f"of at least {low:g}"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not (value > low if above else value >= low)
+        or value > high
+    ):
+        raise ValueError(f"{key} must be a number {bounds}, not {value!r}")
+    return float(value)
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"hard:time=0.2"`` -> ``("hard", {"time": 0.2})``."""
     name, *parts = spec.strip().split(":")
@@ -90,7 +119,9 @@ def make_agent(spec: str) -> Agent:
     factory, _ = entry
     try:
         return factory(**options)
-    except TypeError as error:
+    except ValueError as error:
+        raise ValueError(f"bad options for bot {name!r}: {error}") from None
+    except (TypeError, AttributeError, ArithmeticError) as error:  # an option of the wrong kind
         raise ValueError(f"bad options for bot {name!r}: {error}") from None
 
 

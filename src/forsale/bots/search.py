@@ -53,7 +53,7 @@ from ..view import View, sample_state
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .leaves import Leaf, ModelLeaf
 from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
-from .registry import register
+from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
 from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
@@ -438,4 +438,4 @@ def _medium() -> ExpertAgent:
 
 @register("easy", "the expert with one careless move in four (a level for people to play against)")
 def _easy(blunder: float = 0.25) -> EasyAgent:
-    return EasyAgent(blunder=float(blunder))
+    return EasyAgent(blunder=option_number("blunder", blunder, 0, 1))

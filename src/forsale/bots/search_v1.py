@@ -53,6 +53,7 @@ from ..rules import CHEQUES
 from ..view import View, sample_state
 from .expert import ALPHA, ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .opponents import EXPERT_BIDDER, Bidder, draw, fit_bidders, sample_kinds
+from .registry import option_number
 from .rollout import play_auctions, play_sales
 from .valuation import MARGIN_WEIGHT, expected_share, hand_values, utility
 
@@ -61,6 +62,9 @@ DEFAULT_TIME = 0.2
 
 PLAN_STEPS = (1, 2, 3, 5, 8, 12)
 """The auction plans compared: raise by one up to ``high + k`` coins this round (and pass now)."""
+
+MAX_PLAN_STEPS = 12
+"""The most plans a spec's ``steps=`` may list: each one is searched on every sampled deal."""
 
 
 class SearchAgent:
@@ -337,15 +341,24 @@ def build(
     model_bidders: int = 1,
     steps: str | int = "1+2+3+5+8+12",
 ) -> SearchAgent:
-    """A :class:`SearchAgent` from registry options (``+`` separates list items in a spec)."""
+    """A :class:`SearchAgent` from registry options (``+`` separates list items in a spec), each checked."""
+    chosen = str(phases).split("+")
+    if not chosen or not set(chosen) <= {"auction", "sale"}:
+        raise ValueError(f"phases must be auction, sale or auction+sale, not {phases!r}")
+    try:
+        plan_steps = [int(k) for k in str(steps).split("+")]
+    except ValueError:
+        plan_steps = []
+    if not 1 <= len(plan_steps) <= MAX_PLAN_STEPS or min(plan_steps) < 1:
+        raise ValueError(f"steps must be 1 to {MAX_PLAN_STEPS} raises of at least 1 joined by '+', not {steps!r}")
     return SearchAgent(
         name,
-        time=time,
-        alpha=alpha,
-        phases=phases.replace("+", ","),
+        time=option_number("time", time, 0, above=True),
+        alpha=option_number("alpha", alpha, 0),
+        phases=",".join(chosen),
         samples=samples,
-        temperature=float(temperature),
+        temperature=option_number("temperature", temperature, 0, above=True),
         sale_rollouts=bool(sale_rollouts),
         model_bidders=bool(model_bidders),
-        steps=[int(k) for k in str(steps).split("+")],
+        steps=plan_steps,
     )

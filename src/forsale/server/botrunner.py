@@ -253,10 +253,7 @@ class BotRunner:
             kind, value = await worker.call(job, deadline)
         except TimeoutError:
             self._lost(worker, None)
-            raise BotOverran(
-                f"still thinking after {deadline:g} s (the limit is {self.max_time:g} s); "
-                f"worker {worker.process.pid} stopped"
-            ) from None
+            raise BotOverran(f"still thinking after {deadline:g} s; worker {worker.process.pid} stopped") from None
         except BaseException:  # cancelled (the table closed) or the pipe broke: the worker's state is unknown
             self._lost(worker, None)
             raise

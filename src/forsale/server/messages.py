@@ -79,6 +79,9 @@ class _Strict(BaseModel):
 
 # -- actions -------------------------------------------------------------------
 MAX_BID = 10**6
+MAX_COINS = 100
+"""The most starting coins a table may give (every printed rule set gives 28 or fewer): the bots and the
+hints weigh every bid a seat could make, so a table of a thousand coins would be a thousand times the work."""
 """Bids above this are malformed (``bad_message``); up to it, a bid above one's coins is ``illegal``."""
 
 
@@ -210,7 +213,7 @@ def _integral(value: Any) -> Any:
 # integer 4 (and a JavaScript client cannot tell them apart), so a body must accept what the published schema
 # accepts; ``4.5``, ``"4"`` and ``true`` are still refused. WebSocket messages have no schema and stay stricter.
 # (The bounds stand before the validator so that the schema shows them as ``minimum``/``maximum``.)
-Coins = Annotated[StrictInt, Field(ge=0, le=1000), BeforeValidator(_integral)]
+Coins = Annotated[StrictInt, Field(ge=0, le=MAX_COINS), BeforeValidator(_integral)]
 Removed = Annotated[StrictInt, Field(ge=0, le=29), BeforeValidator(_integral)]
 Players = Annotated[StrictInt, Field(ge=2, le=6), BeforeValidator(_integral)]
 SeatNumber = Annotated[StrictInt, Field(ge=0, le=5), BeforeValidator(_integral)]

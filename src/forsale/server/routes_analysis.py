@@ -38,6 +38,7 @@ from sqlalchemy import Connection, insert, select
 
 from ..bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
 from .accounts import check_owner
+from .botrunner import BotFailed, BotOverran
 from .invites import readable
 from .messages import TokenBody
 from .refused import Refused
@@ -219,6 +220,9 @@ async def hint(request: Request, table_id: str) -> dict[str, Any]:
     seed = zlib.crc32(f"{table.id}:{table.seq}:{seat}".encode())
     try:
         out = await table.lobby.runner.job("job:hint", (v, seed, HINT_BUDGET), table, HINT_DEADLINE)
+    except (BotOverran, BotFailed) as error:  # a position too big to weigh in time (or a bug): no hint, no 500
+        log.warning("hint at table %s seat %d: %s", table.id, seat, str(error).strip().splitlines()[-1:])
+        raise Refused("no_hint", "no hint this time: weighing this position took too long", 503) from None
     finally:
         last[(table.id, seat)] = time.monotonic()  # the cooldown runs from the answer
     return {"hint": out, "seat": seat, "seq": table.seq}

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..actions import PASS, Action
 from ..view import View
+from .badinput import BadInputLog
 from .botrunner import BotFailed, BotOverran
 from .refused import Refused
 
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from .tables import LiveTable
 
 log = logging.getLogger("forsale.server")
+BOT_FAILURES = BadInputLog(log, what="bot failure", level=logging.ERROR)
+"""A few lines a minute per bot spec, the worker's whole traceback at debug level."""
 
 
 def safe_action(v: View) -> Action:
@@ -195,10 +198,10 @@ class Scheduler:
             except BotOverran as overran:  # the clock's move, as for a person who ran out of time
                 log.warning("bot %s at table %s seat %d %s; playing the safe action", seat.bot, table.id, s, overran)
                 action, source = safe_action(v), "clock"
-            except BotFailed as failed:
-                log.error(
-                    "bot %s at table %s seat %d failed; playing the safe action: %s", seat.bot, table.id, s, failed
-                )
+            except BotFailed as failed:  # the worker's traceback: its last line says what
+                last = str(failed).strip().splitlines()[-1:] or ["?"]
+                BOT_FAILURES.note(seat.bot, f"table {table.id} seat {s}, playing the safe action: {last[0]}")
+                log.debug("bot %s at table %s seat %d: %s", seat.bot, table.id, s, failed)
                 action = safe_action(v)
             except Exception:
                 log.exception("bot %s at table %s seat %d failed; playing the safe action", seat.bot, table.id, s)
