@@ -152,6 +152,54 @@ def test_wrong_passwords_are_limited_per_account(client: TestClient) -> None:
     assert 1 <= int(limited.headers["Retry-After"]) <= 60
 
 
+def test_a_strangers_guesses_do_not_lock_the_owner_out_elsewhere(db_url: str) -> None:
+    app = create_app(db_url, static_dir="/nonexistent")
+    with (
+        TestClient(app, client=("203.0.113.9", 4000)) as stranger,
+        TestClient(app, client=("198.51.100.7", 4000)) as owner,
+    ):
+        sign_up(owner)
+        owner.cookies.clear()
+        for _ in range(5):
+            assert stranger.post("/api/signin", json={"name": "Ann", "password": "wrong password"}).status_code == 401
+        assert stranger.post("/api/signin", json={"name": "Ann", "password": PASSWORD}).status_code == 429
+        assert owner.post("/api/signin", json={"name": "Ann", "password": PASSWORD}).status_code == 200
+
+
+def test_a_taken_name_costs_no_password_hashing(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from forsale.server import accounts
+
+    sign_up(client)
+    hashed: list[str] = []
+    real = accounts.HASHER
+
+    class Counting:
+        def hash(self, password: str) -> str:
+            hashed.append(password)
+            return real.hash(password)
+
+    monkeypatch.setattr(accounts, "HASHER", Counting())
+    for name in ("Ann", "ANN", "Ａnn"):
+        taken = client.post("/api/signup", json={"name": name, "password": "another password"})
+        assert taken.status_code == 409 and error_of(taken) == "name_taken"
+    assert hashed == []
+
+
+def test_a_flood_of_addresses_does_not_wipe_the_limits() -> None:
+    from forsale.server.accounts import MAX_KEYS, Attempts
+
+    attempts = Attempts(5)
+    for i in range(MAX_KEYS - 1):
+        attempts.failed(f"long ago {i}")
+    for _ in range(5):
+        attempts.failed("watched")
+    assert attempts.wait("watched") > 0
+    for i in range(1000):  # a flood of new addresses forgets the oldest, not every one
+        attempts.failed(f"flood {i}")
+    assert len(attempts.failures) == MAX_KEYS
+    assert attempts.wait("watched") > 0 and "long ago 0" not in attempts.failures
+
+
 def test_wrong_passwords_are_limited_per_address(client: TestClient) -> None:
     sign_up(client)
     for i in range(20):  # twenty names, four tries each at most: no account's limit is reached

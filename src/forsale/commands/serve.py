@@ -93,6 +93,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     p.add_argument(
+        "--trusted-proxy",
+        metavar="ADDRESSES",
+        default="",
+        help="comma-separated addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto headers are "
+        "believed (default none: a client could name any address and slip past the per-address limits)",
+    )
+    p.add_argument(
         "--cluster",
         action="store_true",
         help="run as one node of a cluster sharing the --db PostgreSQL database, behind a load balancer "
@@ -172,5 +179,9 @@ def run(args: argparse.Namespace) -> int:
         ws_ping_interval=30,
         ws_ping_timeout=20,
         access_log=False,
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a local client could then
+        # claim a new address with every request and never meet a per-address limit.
+        proxy_headers=bool(args.trusted_proxy),
+        forwarded_allow_ips=args.trusted_proxy or None,
     )
     return 0

@@ -41,10 +41,16 @@ NAME_PUNCTUATION = frozenset(" -_.")
 PASSWORD_MIN = 8
 PASSWORD_MAX = 256
 ATTEMPTS_PER_ACCOUNT = 5
-"""Wrong passwords an account may receive a minute, from anywhere; then sign-in waits (429)."""
+"""Wrong passwords an account may receive a minute from one client address; then sign-in waits (429) there.
+
+Per address, so that a stranger's five guesses do not lock the owner out everywhere."""
+ATTEMPTS_PER_ACCOUNT_EVERYWHERE = 60
+"""Wrong passwords an account may receive a minute from all addresses together: guessing from many machines."""
 ATTEMPTS_PER_ADDRESS = 20
 """Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
 WINDOW = 60.0
+MAX_KEYS = 100_000
+"""Keys one :class:`Attempts` remembers at most."""
 SIGN_UPS_PER_ADDRESS = 30
 """Accounts a client address may make an hour (a class behind one address may sign up together); then 429."""
 SIGN_UP_WINDOW = 3600.0
@@ -105,9 +111,13 @@ class Attempts:
         return times[0] + self.window - now if len(times) >= self.limit else 0.0
 
     def failed(self, key: str) -> None:
-        if len(self.failures) > 100_000:  # a flood of distinct keys: forget them rather than grow without bound
-            self.failures.clear()
-        self.failures.setdefault(key, deque()).append(self.clock())
+        if key not in self.failures and len(self.failures) >= MAX_KEYS:
+            # A flood of distinct keys: forget the one that failed longest ago (dicts keep their order), so the
+            # memory stays bounded and a flood cannot wipe the counts of the keys under watch now.
+            del self.failures[next(iter(self.failures))]
+        times = self.failures.pop(key, None) or deque()
+        times.append(self.clock())
+        self.failures[key] = times  # to the end: the newest failure
 
     def forget(self, key: str) -> None:
         self.failures.pop(key, None)
@@ -145,7 +155,8 @@ class Accounts:
 
     def __init__(self, storage: Storage, clock: Callable[[], float] = time.monotonic) -> None:
         self.storage = storage
-        self.by_account = Attempts(ATTEMPTS_PER_ACCOUNT, clock=clock)
+        self.by_account = Attempts(ATTEMPTS_PER_ACCOUNT, clock=clock)  # keyed by name and address
+        self.by_name = Attempts(ATTEMPTS_PER_ACCOUNT_EVERYWHERE, clock=clock)
         self.by_address = Attempts(ATTEMPTS_PER_ADDRESS, clock=clock)
         self.sign_ups = Attempts(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW, clock)
         self._dummy: str | None = None
@@ -164,14 +175,16 @@ class Accounts:
             return False
 
     async def _check(self, key: str, address: str, password_hash: str | None, password: str) -> bool:
-        """Verify under the limits: 429 while the account or the address waits; a failure counts for both."""
-        wait = max(self.by_account.wait(key), self.by_address.wait(address))
+        """Verify under the limits: 429 while the account (from here, or in all), or the address, waits."""
+        pair = f"{key}\x00{address}"
+        wait = max(self.by_account.wait(pair), self.by_name.wait(key), self.by_address.wait(address))
         if wait > 0:
             raise _too_many(wait)
         if await self._verify(password_hash, password):
-            self.by_account.forget(key)
+            self.by_account.forget(pair)
             return True
-        self.by_account.failed(key)
+        self.by_account.failed(pair)
+        self.by_name.failed(key)
         self.by_address.failed(address)
         return False
 
@@ -183,14 +196,15 @@ class Accounts:
             seconds = max(1, math.ceil(wait))
             raise Refused("rate_limited", f"too many new accounts from this address; try again in {seconds} s", 429,
                           {"Retry-After": str(seconds)})  # fmt: skip
+        taken = Refused("name_taken", "that name is taken (names are compared ignoring case and width)", 409)
+        if await self.storage.run(_op_find(name_key(name))) is not None:
+            raise taken  # before hashing: a taken name must cost no argon2 work, however often it is tried
         account_id = secrets.token_urlsafe(12)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         try:
             await self.storage.run(_op_create(account_id, name, name_key(name), password_hash))
-        except IntegrityError:
-            raise Refused(
-                "name_taken", "that name is taken (names are compared ignoring case and width)", 409
-            ) from None
+        except IntegrityError:  # taken in the meantime
+            raise taken from None
         self.sign_ups.failed(address)  # counted once made: refused names cost nothing
         return Account(id=account_id, name=name)
 

@@ -118,8 +118,8 @@ class HttpLimits:
         host = client_host(scope)
         bucket = self.buckets.get(host)
         if bucket is None:
-            if len(self.buckets) > 10000:
-                self.buckets.clear()
+            if len(self.buckets) >= 10000:  # bounded memory: forget the address seen first, not every address
+                del self.buckets[next(iter(self.buckets))]
             bucket = self.buckets[host] = RateLimit(self.rate, self.burst)
         if not bucket.allow():
             self.bad_input.note("rate_limited", where(scope))
