@@ -6,6 +6,7 @@ On a SQLite file and on PostgreSQL; games are played over real WebSockets (see t
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -165,3 +166,37 @@ def test_sign_ups_are_limited_per_address(client: TestClient) -> None:
     assert int(refused.headers["Retry-After"]) > 0
     assert client.post("/api/signin", json={"name": "User0", "password": PASSWORD}).status_code == 200
     assert client.get("/api/players/OneMore").status_code == 404
+
+
+def test_a_rated_invitation_only_game_shows_on_its_players_own_profiles_only(client: TestClient) -> None:
+    ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
+    as_session(client, ann)
+    made = client.post(
+        "/api/tables", json={"players": 2, "join": True, "rated": True, "invite_only": True}, headers=SAME
+    )
+    assert made.status_code == 201, made.text
+    table_id = made.json()["table"]["id"]
+    as_session(client, bob)
+    joined = client.post(f"/api/tables/{table_id}/join", json={"invite": made.json()["invite"]}, headers=SAME)
+    assert joined.status_code == 200, joined.text
+    as_session(client, None)
+    play_lockstep(client, table_id, [made.json()["token"], joined.json()["token"]], random.Random(8))
+    assert client.get(f"/api/tables/{table_id}/record").status_code == 403
+    assert profile(client, "Ann")["games"] == []  # a stranger learns neither the names nor the scores
+    as_session(client, ann)
+    assert [g["id"] for g in profile(client, "Ann")["games"]] == [table_id]
+
+
+def test_a_finished_unlisted_game_is_not_in_the_public_list(client: TestClient) -> None:
+    solo = rated_solo(client, random.Random(9), players=2, rated=False)  # solo games are unlisted
+    ids = {}
+    for private in (True, False):
+        made = client.post("/api/tables", json={"players": 2, "seats": ["random", "random"], "private": private})
+        assert made.status_code == 201, made.text
+        ids[private] = made.json()["table"]["id"]
+    deadline = time.monotonic() + 120
+    while any(client.get(f"/api/tables/{t}").json()["table"]["status"] != "over" for t in ids.values()):
+        assert time.monotonic() < deadline, "the bots' games did not finish"
+        time.sleep(0.2)
+    assert client.get(f"/api/tables/{solo}").json()["table"]["status"] == "over"
+    assert [t["id"] for t in client.get("/api/tables?status=over").json()["tables"]] == [ids[False]]

@@ -29,10 +29,11 @@ DELETED_NAME = "deleted player"
 GAMES_SHOWN = 100
 
 
-def _visible(config: dict[str, Any] | None, owner: bool) -> bool:
-    """Whether a finished game shows on a profile: the owner sees all; others, rated or publicly listed ones."""
+def _visible(config: dict[str, Any] | None, invite_only: bool, owner: bool) -> bool:
+    """Whether a finished game shows on a profile: the owner sees all; others, rated or publicly listed ones,
+    but never an invitation-only game (its record and replay are its players' alone, and so are its names)."""
     config = config or {}
-    return owner or bool(config.get("rated")) or not config.get("private", False)
+    return owner or (not invite_only and (bool(config.get("rated")) or not config.get("private", False)))
 
 
 def _game_entry(conn: Connection, row: Any, seat: int | None) -> dict[str, Any]:
@@ -84,6 +85,7 @@ def op_account_profile(key: str, viewer_id: str | None) -> Callable[[Connection]
                     games.c.config,
                     games.c.result,
                     games.c.finished_at,
+                    games.c.invite_hash,
                     seats.c.seat,
                 )
                 .join(seats, seats.c.game_id == games.c.id)
@@ -93,7 +95,7 @@ def op_account_profile(key: str, viewer_id: str | None) -> Callable[[Connection]
             .mappings()
             .all()
         )
-        shown = [r for r in rows if _visible(r["config"], owner)]
+        shown = [r for r in rows if _visible(r["config"], r["invite_hash"] is not None, owner)]
         played = [(r["players"], r["seat"] in ((r["result"] or {}).get("winners") or [])) for r in shown]
         player = rating_store.account_player(account_id)
         return {

@@ -611,7 +611,11 @@ class Storage:
         def fn(conn: Connection) -> list[dict[str, Any]]:
             rows = conn.execute(
                 select(games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
-                .where(games.c.status == "over", games.c.invite_hash.is_(None))  # invitation-only games stay unlisted
+                .where(
+                    games.c.status == "over",
+                    games.c.invite_hash.is_(None),  # invitation-only games stay unlisted
+                    func.coalesce(games.c.config["private"].as_boolean(), False).is_(False),  # and so do private ones
+                )
                 .order_by(games.c.finished_at.desc())
                 .limit(limit)
             ).mappings()
