@@ -16,6 +16,7 @@ from forsale.server import create_app
 from forsale.server.accounts import SIGN_UPS_PER_ADDRESS
 from forsale.server.profiles import DELETED_NAME
 
+from .social import hello, next_of
 from .test_server_ratings import PASSWORD, SAME, as_session, board, duel, play_alone, play_lockstep, rated_solo, sign_up
 
 pytestmark = pytest.mark.timeout(240)
@@ -100,6 +101,22 @@ def test_a_signed_in_owner_takes_their_seat_back_from_another_device(client: Tes
     assert play_alone(client, table_id, token, random.Random(7))["status"] == "over"
     elsewhere = client.post(f"/api/tables/{table_id}/resume", headers={"Origin": "http://evil.example"})
     assert elsewhere.status_code == 403 and elsewhere.json()["error"]["code"] == "cross_origin"
+
+
+def test_a_replaced_token_stops_the_sockets_it_opened(client: TestClient) -> None:
+    sign_up(client, "Ann")
+    solo = client.post("/api/solo", json={"players": 2, "bot": "random"}, headers=SAME).json()
+    table_id, old = solo["table"]["id"], solo["token"]
+    with client.websocket_connect(f"/ws/tables/{table_id}") as copied:  # whoever holds the old token
+        assert hello(copied, old)["seat"] == 0
+        resumed = client.post(f"/api/tables/{table_id}/resume", headers=SAME)
+        assert resumed.status_code == 200, resumed.text
+        notice = next_of(copied, "error", skip=("state", "table", "chat_history", "welcome"))
+        assert notice["code"] == "bad_token" and "another device" in notice["message"]
+        copied.send_json({"type": "act", "id": 5, "action": {"pass": True}})
+        refused = next_of(copied, "error", skip=("state", "table"))
+        assert refused["code"] == "not_seated" and refused["id"] == 5
+    assert play_alone(client, table_id, resumed.json()["token"], random.Random(3))["status"] == "over"
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)

@@ -20,6 +20,7 @@ from .ratings import OVERALL, op_leaderboard
 from .refused import Refused
 from .rest import accounts_of, address, body, body_of, errors, lobby_of, table_of
 from .seats import new_token
+from .sockets import error
 from .storage import Storage
 
 router = APIRouter()
@@ -28,6 +29,7 @@ BOT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 """What a bot's name may look like (the registry's names); anything else is no bot's."""
 
 BOT_PREFIX = "bot:"
+SEAT_MOVED = "this seat was taken up on another device (its token was replaced); you are watching now"
 """``/api/players/bot:hard`` is the bot ``hard`` (no account's name holds a colon)."""
 
 
@@ -87,6 +89,9 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
         token, seat.token_hash = new_token()
         await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
+        # Sockets opened with the old token (another device, or whoever copied it) stop playing the seat.
+        table.unseat_connections(seat.index, error("bad_token", SEAT_MOVED))
+        table.snapshots.broadcast_info()
     return {"table": table.info(), "seat": seat.index, "token": token}
 
 

@@ -213,13 +213,24 @@ class LiveTable:
                 seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
                 seat.name = f"{seat.name} (left; bot)"
             await self.write(Storage.op_update_seat(self.id, seat.stored()))
-            for conn in list(seat.conns):
-                conn.seat = None
-                self.spectators.add(conn)
-            seat.conns.clear()
+            self.unseat_connections(index)
             seat.away_since = None
             self.snapshots.broadcast_info()
             self.scheduler.schedule()
+
+    def unseat_connections(self, index: int, notice: dict[str, Any] | None = None) -> None:
+        """Make the seat's open connections spectators (sent ``notice`` first): it is no longer theirs to play.
+
+        Called with the lock held, once the seat changed hands: it was given up, or its token was replaced
+        (``resume`` from another device), so a connection opened with the old token cannot go on acting.
+        """
+        seat = self.seats[index]
+        for conn in list(seat.conns):
+            if notice is not None:
+                conn.send(notice)
+            conn.seat = None
+            self.spectators.add(conn)
+        seat.conns.clear()
 
     async def set_memory_aid(self, allowed: bool) -> None:
         async with self.lock:
