@@ -89,7 +89,8 @@ class Node:
     def start(self) -> Node:
         cmd = [sys.executable, "-m", "forsale", "serve", "--cluster", "--node", self.name, "--db", self.db]
         cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "warning"]
-        cmd += ["--rest-rate", "100000", "--trusted-proxy", "127.0.0.1", *self.extra]  # HAProxy on loopback
+        cmd += ["--rest-rate", "100000", "--sockets-per-address", "0"]  # every client is on loopback
+        cmd += ["--trusted-proxy", "127.0.0.1", *self.extra]  # HAProxy on loopback
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
                 cmd, env=checkout_env(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT

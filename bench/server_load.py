@@ -333,7 +333,7 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         "--bot-delay",
         "0",
     ]
-    cmd += ["--rest-rate", "100000", "--log-level", "warning", *args.server_arg]
+    cmd += ["--rest-rate", "100000", "--sockets-per-address", "0", "--log-level", "warning", *args.server_arg]
     server = subprocess.Popen(cmd, env=env, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     http_base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     try:

@@ -26,7 +26,6 @@ HOSTILE_NAMES = [
     "<img src=x onerror=alert(1)>",
     "'; DROP TABLE forsale_games; --",
     "Bob'); DELETE FROM forsale_seats;--",
-    "\u202eevil\u202c",  # right-to-left override
     "Z\u0351\u0363a\u036b\u0343l\u0350g\u0344o",  # combining marks
     "🂡 ♠ 😀 \u200d",
     "x" * 40,
@@ -134,7 +133,32 @@ def test_hostile_seat_names_are_stored_and_shown_as_text(client: TestClient, nam
     assert client.get("/api/tables?status=over").json()["tables"][0]["names"] == ["Ann", name]
 
 
-@pytest.mark.parametrize("name", [*HOSTILE_NAMES, "x" * 10_000, "..", "bot:", "bot:<script>", "%00"])
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("\u202eevil\u202c", "direction-override"),  # a right-to-left override: "Ann" would read "nnA"
+        ("Ann\u2066", "direction-override"),
+        ("\x07bell", "control characters"),
+        ("two\nlines", "control characters"),
+        ("tab\there", "control characters"),
+        ("   ", "besides spaces"),
+    ],
+)
+def test_names_that_would_disguise_themselves_are_refused(client: TestClient, name: str, why: str) -> None:
+    made = client.post("/api/tables", json={"players": 2, "join": True, "player_name": "Ann"}).json()
+    table_id = made["table"]["id"]
+    for path, body in (
+        (f"/api/tables/{table_id}/join", {"name": name}),
+        ("/api/tables", {"players": 2, "join": True, "player_name": name}),
+        ("/api/tables", {"players": 2, "name": name}),
+    ):
+        refused = client.post(path, json=body)
+        assert refused.status_code == 400 and why in refused.text, (path, refused.text)
+
+
+@pytest.mark.parametrize(
+    "name", [*HOSTILE_NAMES, "\u202eevil\u202c", "x" * 10_000, "..", "bot:", "bot:<script>", "%00"]
+)
 def test_looking_up_hostile_names_finds_nobody_and_echoes_no_junk(client: TestClient, name: str) -> None:
     response = client.get(f"/api/players/{name}")
     assert response.status_code == 404, response.text

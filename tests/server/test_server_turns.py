@@ -82,7 +82,7 @@ def turn_table(client: TestClient, sessions: list[str | None], **body: Any) -> t
     """
     as_account(client, sessions[0])
     created = client.post(
-        "/api/tables", json={"players": 3, "turn_limit": HOUR, "name": "Slow\ngame", **body}, headers=SAME
+        "/api/tables", json={"players": 3, "turn_limit": HOUR, "name": "Slow  game", **body}, headers=SAME
     )
     assert created.status_code == 201, created.text
     table_id = created.json()["table"]["id"]

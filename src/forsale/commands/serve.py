@@ -93,6 +93,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
     p.add_argument(
+        "--sockets-per-address",
+        type=int,
+        metavar="N",
+        default=None,
+        help="WebSockets one client address may hold open at once (default 256; 0: no limit)",
+    )
+    p.add_argument(
         "--trusted-proxy",
         metavar="ADDRESSES",
         default="",
@@ -125,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     from ..server import collector, create_app
     from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
+    from ..server.slowclients import with_head_deadline
+    from ..server.sockets import SOCKETS_PER_ADDRESS
 
     cluster = None
     if args.cluster:
@@ -140,6 +149,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
     if args.analysis_budget < 1:
         print(f"forsale serve: --analysis-budget must be at least 1, not {args.analysis_budget}", file=sys.stderr)
+        return 2
+    if args.sockets_per_address is not None and args.sockets_per_address < 0:
+        print(
+            f"forsale serve: --sockets-per-address must be 0 or more, not {args.sockets_per_address}", file=sys.stderr
+        )
         return 2
     if args.smtp:
         try:
@@ -163,6 +177,9 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url or f"http://{args.host}:{args.port}",
         cluster=cluster,
         analysis_budget=args.analysis_budget,
+        sockets_per_address=(
+            SOCKETS_PER_ADDRESS if args.sockets_per_address is None else (args.sockets_per_address or None)
+        ),
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)
@@ -181,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
         access_log=False,
         # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a local client could then
         # claim a new address with every request and never meet a per-address limit.
+        http=with_head_deadline(),  # a connection that never finishes its request head is closed
         proxy_headers=bool(args.trusted_proxy),
         forwarded_allow_ips=args.trusted_proxy or None,
     )

@@ -135,22 +135,33 @@ def where(scope: Scope) -> str:
 TOO_LARGE = f"request bodies are limited to {MAX_MESSAGE_BYTES} bytes"
 
 
+BODY_PAUSE_SECONDS = 10.0
+"""The longest a request body may stop arriving before the request is answered ``408 too_slow``."""
+
+
 def capped(receive: Receive) -> Receive:
-    """``receive``, refusing the body the moment it passes the limit, before any more of it is read.
+    """``receive``, refusing the body the moment it passes the limit, before any more of it is read,
+    or when it stops arriving for :data:`BODY_PAUSE_SECONDS` (a slow client holding a handler).
 
     The ``Content-Length`` check in :class:`HttpLimits` cannot see a body sent
     in chunks: without this, such a body was read to its end (megabytes)
     before anything looked at its size.
     """
-    received = 0
+    received, done = 0, False
 
     async def receive_capped() -> Message:
-        nonlocal received
-        message = await receive()
+        nonlocal received, done
+        if done:  # the body is whole: what follows is the client's going away, which may come at any time
+            return await receive()
+        try:
+            message = await asyncio.wait_for(receive(), BODY_PAUSE_SECONDS)
+        except TimeoutError:
+            raise Refused("too_slow", f"the request body stopped for {BODY_PAUSE_SECONDS:g} s", 408) from None
         if message["type"] == "http.request":
             received += len(message.get("body", b""))
             if received > MAX_MESSAGE_BYTES:
                 raise Refused("too_large", TOO_LARGE, 413)
+            done = not message.get("more_body", False)
         return message
 
     return receive_capped
@@ -190,6 +201,7 @@ def create_app(
     public_url: str | None = None,
     cluster: ClusterConfig | None = None,
     analysis_budget: int = DEFAULT_ANALYSIS_BUDGET,
+    sockets_per_address: int | None = None,
 ) -> FastAPI:
     """The server application.
 
@@ -213,6 +225,8 @@ def create_app(
     ``cluster``: run as one node of a cluster on a shared PostgreSQL database
     (:mod:`forsale.server.cluster`; ``docs/deploy.md``).
     ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.routes_analysis`).
+    ``sockets_per_address``: WebSockets one client address may hold open at once (``None``: any number;
+    ``forsale serve`` sets :data:`~forsale.server.sockets.SOCKETS_PER_ADDRESS` unless told otherwise).
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
@@ -275,7 +289,14 @@ def create_app(
 
     bad_input = BadInputLog(log)
     app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst, bad_input=bad_input)
-    app.add_middleware(TableSockets, rate=rate, burst=burst, hello_timeout=hello_timeout, bad_input=bad_input)
+    app.add_middleware(
+        TableSockets,
+        rate=rate,
+        burst=burst,
+        hello_timeout=hello_timeout,
+        bad_input=bad_input,
+        per_address=sockets_per_address,
+    )
 
     # -- REST -----------------------------------------------------------------
     @app.get("/api/health")

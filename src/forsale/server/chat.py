@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, insert, select
 
 from .connections import Conn, dumps
+from .messages import BIDI_CONTROLS
 from .refused import Refused
 from .storage import Storage, chat
 
@@ -47,6 +48,8 @@ def check_text(text: str) -> str:
         raise Refused("bad_message", "text: say something (the message is empty)")
     if any(unicodedata.category(ch) == "Cc" and ch not in ALLOWED_CONTROLS for ch in text):
         raise Refused("bad_message", "text: control characters other than newlines and tabs are not allowed")
+    if any(ch in BIDI_CONTROLS for ch in text):
+        raise Refused("bad_message", "text: direction-override characters are not allowed (they reverse the text)")
     return text
 
 

@@ -9,6 +9,7 @@ messages are plain dicts built in :mod:`forsale.server.snapshots` (and
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -49,7 +50,24 @@ def _unicode(text: str) -> str:
 
 Text = Annotated[StrictStr, AfterValidator(_unicode)]
 """A string of valid Unicode: every string a client sends may be echoed or stored."""
-Name = Annotated[Text, Field(min_length=1, max_length=40)]
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Direction marks, embeddings, overrides and isolates: in a name or a chat line they would turn the text
+around them backwards on every screen (``\u202e`` makes ``Ann`` read ``nnA`` and whatever follows it too)."""
+
+
+def _plain(text: str) -> str:
+    """``text`` if it is a name people can read: not blank, no control or direction-override characters."""
+    if not text.strip():
+        raise ValueError("must hold something besides spaces")
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        raise ValueError("must hold no control characters (line breaks, tabs, bells...)")
+    if any(ch in BIDI_CONTROLS for ch in text):
+        raise ValueError("must hold no direction-override characters")
+    return text
+
+
+Name = Annotated[Text, Field(min_length=1, max_length=40), AfterValidator(_plain)]
+"""A seat's or a table's name: shown to everyone at the table, in the lobby and in records."""
 Token = Annotated[Text, Field(max_length=200)]
 MessageId = (
     Annotated[

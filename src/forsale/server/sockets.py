@@ -29,7 +29,7 @@ from ..refusals import Params
 from . import rematch
 from .accounts import check_owner
 from .badinput import BadInputLog
-from .connections import Conn
+from .connections import Conn, dumps
 from .invites import PRIVATE, account_seat, admitted, socket_account
 from .lobby import Lobby
 from .messages import (
@@ -47,6 +47,7 @@ from .messages import (
     to_action,
 )
 from .refused import Refused
+from .rest import client_host
 from .tables import LiveTable
 
 PREFIX = "/ws/tables/"
@@ -78,26 +79,55 @@ def error(code: str, message: str, msg_id: Any = None, params: Params | None = N
     return out | {"params": params} if params else out
 
 
+SOCKETS_PER_ADDRESS = 256
+"""``forsale serve``'s default: enough for a classroom behind one address with a few tabs each."""
+
+
 class TableSockets:
     """ASGI middleware that serves ``/ws/tables/{id}`` and passes everything else on.
 
     ``rate``/``burst``: the per-connection message rate limit (a flood past
     200 refusals closes the connection); ``hello_timeout``: seconds a new
-    connection has to say hello.
+    connection has to say hello; ``per_address``: WebSockets one client
+    address may hold open at once (``None``: no limit), since every spectator
+    who comes or goes is news to every connection at the table.
     """
 
-    def __init__(self, app: ASGIApp, rate: float, burst: float, hello_timeout: float, bad_input: BadInputLog) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        rate: float,
+        burst: float,
+        hello_timeout: float,
+        bad_input: BadInputLog,
+        per_address: int | None = None,
+    ) -> None:
         self.app = app
         self.bad_input = bad_input
         self.rate, self.burst = rate, burst
         self.hello_timeout = hello_timeout
+        self.per_address = per_address
+        self.open: dict[str, int] = {}  # client address -> WebSockets open
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
-        if scope["type"] == "websocket" and path.startswith(PREFIX):  # a/b (from a%2Fb) is just no such table
-            await self.session(WebSocket(scope, receive, send), path[len(PREFIX) :])
-        else:
+        if not (scope["type"] == "websocket" and path.startswith(PREFIX)):  # a/b (from a%2Fb) is no such table
             await self.app(scope, receive, send)
+            return
+        ws, host = WebSocket(scope, receive, send), client_host(scope)
+        if self.per_address is not None and self.open.get(host, 0) >= self.per_address:
+            self.bad_input.note("too_many_sockets", f"{host} WS {path[:60]}")
+            await ws.accept()
+            await ws.send_text(dumps(error("too_many_connections", f"at most {self.per_address} open at once")))
+            await ws.close(code=1008)
+            return
+        self.open[host] = self.open.get(host, 0) + 1
+        try:
+            await self.session(ws, path[len(PREFIX) :])
+        finally:
+            self.open[host] -= 1
+            if not self.open[host]:
+                del self.open[host]
 
     async def session(self, ws: WebSocket, table_id: str) -> None:
         lobby: Lobby = ws.app.state.lobby

@@ -9,7 +9,8 @@ export function k(coins) {
   return t("money.k", { n: coins });
 }
 
-/** Create an element: h("div.card.house", {title: "x"}, child, "text", ...). */
+/** Create an element: h("div.card.house", {title: "x"}, child, "text", ...). Text is always text (textContent,
+ *  text nodes): there is deliberately no way to pass HTML, so no name or chat line can become markup. */
 export function h(tag, attrs, ...children) {
   const [name, ...classes] = tag.split(".");
   const el = document.createElement(name || "div");
@@ -20,7 +21,6 @@ export function h(tag, attrs, ...children) {
       if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
       else if (key === "dataset") Object.assign(el.dataset, value);
       else if (key === "text") el.textContent = value;
-      else if (key === "html") el.innerHTML = value;
       else el.setAttribute(key, value === true ? "" : value);
     }
   }
