@@ -83,3 +83,20 @@ def test_a_chunked_body_gets_the_error_envelope(tmp_path: Path) -> None:
         assert answer.status_code == 413
         assert answer.json()["error"]["code"] == "too_large"
         assert client.post("/api/tables", content=iter([b'{"players": ', b"3}"])).status_code == 201
+
+
+def test_every_answer_forbids_framing_and_sniffing(tmp_path: Path) -> None:
+    from forsale.server.app import SECURITY_HEADERS
+
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'headers.sqlite3'}")) as client:
+        answers = [
+            client.get("/"),  # the page
+            client.get("/api/health"),
+            client.get("/api/tables/nope"),  # 404
+            client.post("/api/tables", content="{"),  # 400
+            client.post("/api/tables", content="x" * 70_000),  # 413, from the size limit
+        ]
+        for answer in answers:
+            for name, value in SECURITY_HEADERS:
+                assert answer.headers[name.decode()] == value.decode(), (answer.request.url, answer.status_code)
+        assert [a.status_code for a in answers] == [200, 200, 404, 400, 413]

@@ -127,6 +127,33 @@ class HttpLimits:
         return None
 
 
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),  # a record or an avatar is never run as a script or page
+    (b"x-frame-options", b"DENY"),  # no other site may frame the table and trick a click (clickjacking)
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"referrer-policy", b"same-origin"),  # links out of the page do not carry a table's address
+]
+"""Added to every HTTP answer."""
+
+
+def with_security_headers(app: ASGIApp) -> ASGIApp:
+    """``app``, each of its HTTP answers carrying :data:`SECURITY_HEADERS`."""
+
+    async def secured(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+            await send(message)
+
+        await app(scope, receive, send_secured)
+
+    return secured
+
+
 def where(scope: Scope) -> str:
     """``10.0.0.1 POST /api/tables`` for a log line (the path cut short: it is the client's text)."""
     return f"{client_host(scope)} {scope.get('method', 'WS')} {scope.get('path', '')[:60]}"
@@ -289,6 +316,7 @@ def create_app(
 
     bad_input = BadInputLog(log)
     app.add_middleware(HttpLimits, rate=rest_rate, burst=rest_burst, bad_input=bad_input)
+    app.add_middleware(with_security_headers)
     app.add_middleware(
         TableSockets,
         rate=rate,
