@@ -8,15 +8,19 @@ any game's coins (10^6) is malformed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from pydantic import TypeAdapter, ValidationError
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.messages import MAX_BID
+from forsale.server.messages import MAX_BID, NAME_PATTERN, Name
 
 from .wire import recv
 
@@ -130,3 +134,31 @@ def test_a_refused_rules_object_is_explained_in_the_fields_own_names(client: Tes
             refused = client.post(path, json={"players": 4, "rules": rules})
             assert refused.status_code == 400, refused.text
             assert refused.json()["error"] == {"code": "bad_request", "message": expected}
+
+
+name: TypeAdapter[str] = TypeAdapter(Name)
+
+
+def _plain_accepts(text: str) -> bool:
+    try:
+        name.validate_python(text)
+    except ValidationError:
+        return False
+    return True
+
+
+def test_the_schemas_name_pattern_says_exactly_which_single_characters_a_name_refuses() -> None:
+    """The OpenAPI pattern is what clients and fuzzers read: a name it admits must not be refused (a 400)."""
+    pattern = re.compile(NAME_PATTERN)
+    for code in range(0x30000):
+        ch = chr(code)
+        if 0xD800 <= code <= 0xDFFF:
+            continue  # lone surrogates are not text: refused by the type before any pattern
+        assert bool(pattern.fullmatch(ch)) == _plain_accepts(ch), (hex(code), ch)
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_the_schemas_name_pattern_agrees_with_the_check_in_words(text: str) -> None:
+    assume(not any(0xD800 <= ord(ch) <= 0xDFFF for ch in text))
+    assert bool(re.fullmatch(NAME_PATTERN, text)) == _plain_accepts(text)

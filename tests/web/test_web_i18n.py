@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -187,10 +188,18 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     expect(page.locator("#replay-step")).to_have_text(re.compile("^" + re.escape(at_deal)))
     assert_no_english(page, code, "replay at the deal")
 
-    # Back in the lobby, the finished game is listed with its date the locale's way.
+    # A solo game is unlisted; a public table of bots, once over, is listed with its date the locale's way.
+    made = page.request.post("/api/tables", data={"players": 2, "name": "Zoë", "seats": ["random", "random"]})
+    assert made.status == 201, made.text()
+    public_id = made.json()["table"]["id"]
+    deadline = time.monotonic() + 60
+    while page.request.get(f"/api/tables/{public_id}").json()["table"]["status"] != "over":
+        assert time.monotonic() < deadline, "the bots' game did not finish"
+        time.sleep(0.1)
     page.goto("/")
-    listed = page.locator(f"#finished-games li[data-table='{table_id}']")
+    listed = page.locator(f"#finished-games li[data-table='{public_id}']")
     expect(listed).to_be_visible()
+    expect(page.locator(f"#finished-games li[data-table='{table_id}']")).to_have_count(0)  # the list has loaded
     expect(listed.locator(".what")).to_contain_text(re.compile(SHORT_DATES[code]))
     assert_no_english(page, code, "lobby after the game")
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..actions import Action
 from ..rules import Ruleset
 from ..view import View
-from .registry import register
+from .registry import BotUnavailable, register
 
 SHIPPED = "ppo-4p.npz"
 
@@ -72,7 +72,7 @@ def load(path: str | None = None) -> Network:
     try:
         import numpy as np
     except ImportError:
-        raise ValueError("the ppo bot needs numpy: pip install 'forsale[rl]'") from None
+        raise BotUnavailable("the ppo bot needs numpy: pip install 'forsale[rl]'") from None
     if path is None:
         with resources.files("forsale.bots").joinpath("data", SHIPPED).open("rb") as f, np.load(f) as data:
             return Network(dict(data), f"the shipped {SHIPPED}")

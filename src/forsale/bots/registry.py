@@ -60,6 +60,13 @@ def _load() -> None:
         _loaded = True
 
 
+class BotUnavailable(ValueError):
+    """A bot that cannot be built on this installation whatever its options (an extra is missing).
+
+    :func:`make_agent` passes it on as it is: "bad options" would send the user after the wrong fix.
+    """
+
+
 def _value(text: str) -> Any:
     for kind in (int, float):
         try:
@@ -119,6 +126,8 @@ def make_agent(spec: str) -> Agent:
     factory, _ = entry
     try:
         return factory(**options)
+    except BotUnavailable:
+        raise
     except ValueError as error:
         raise ValueError(f"bad options for bot {name!r}: {error}") from None
     except (TypeError, AttributeError, ArithmeticError) as error:  # an option of the wrong kind

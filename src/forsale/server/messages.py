@@ -66,7 +66,14 @@ def _plain(text: str) -> str:
     return text
 
 
-Name = Annotated[Text, Field(min_length=1, max_length=40), AfterValidator(_plain)]
+_NOT_IN_NAMES = "\\x00-\\x1f\\x7f-\\x9f" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(BIDI_CONTROLS))
+NAME_PATTERN = f"^[^{_NOT_IN_NAMES}]*[^\\s{_NOT_IN_NAMES}][^{_NOT_IN_NAMES}]*$"
+"""What :func:`_plain` accepts, as a regular expression for the OpenAPI schema, so clients (and fuzzers)
+read from the schema which names are refused; the checks stay in :func:`_plain`, for messages in words."""
+
+Name = Annotated[
+    Text, Field(min_length=1, max_length=40, json_schema_extra={"pattern": NAME_PATTERN}), AfterValidator(_plain)
+]
 """A seat's or a table's name: shown to everyone at the table, in the lobby and in records."""
 Token = Annotated[Text, Field(max_length=200)]
 MessageId = (
@@ -97,10 +104,10 @@ class _Strict(BaseModel):
 
 # -- actions -------------------------------------------------------------------
 MAX_BID = 10**6
+"""Bids above this are malformed (``bad_message``); up to it, a bid above one's coins is ``illegal``."""
 MAX_COINS = 100
 """The most starting coins a table may give (every printed rule set gives 28 or fewer): the bots and the
 hints weigh every bid a seat could make, so a table of a thousand coins would be a thousand times the work."""
-"""Bids above this are malformed (``bad_message``); up to it, a bid above one's coins is ``illegal``."""
 
 
 def _true(value: bool) -> bool:
