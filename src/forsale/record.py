@@ -16,7 +16,7 @@ from typing import Any, TypeGuard
 
 from .actions import PASS, bid, move_to_json
 from .errors import ForSaleError, RecordError, shown
-from .rules import MAX_PLAYERS, MIN_PLAYERS, Ruleset
+from .rules import KNOBS, MAX_PLAYERS, MIN_PLAYERS, Ruleset
 from .state import AUCTION, OVER, Deal, State
 
 FORMAT = "forsale-record/1"
@@ -73,8 +73,13 @@ def _parse_header(record: Any) -> tuple[Ruleset, Deal]:
     n = len(players)
     if "rules" in record and record["rules"] is None:
         raise RecordError('rules must be a preset name or an object of knobs, not null (leave it out for "official")')
+    spec = record.get("rules", "official")  # the format's default, at every player count
+    if isinstance(spec, dict):
+        # Keys a reader does not know are ignored (the format grows only by optional keys), so a
+        # rules object is refereed by its three knobs; only the command line and the server refuse others.
+        spec = {k: v for k, v in spec.items() if k in KNOBS}
     try:
-        rules = Ruleset.parse(record.get("rules", "official"), n)  # the format's default, at every player count
+        rules = Ruleset.parse(spec, n)
     except ForSaleError as error:
         raise RecordError(f"rules: {error}") from None
     return rules, Deal.from_json(record.get("deal"), rules)
