@@ -126,6 +126,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=60, help="games, rounded up to whole deals (default 60)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
+    p.add_argument(
+        "--seating",
+        choices=("shuffle", "rotate"),
+        default="shuffle",
+        help="each deal seats the bots in its own order before rotating (default), or rotates the lineup as given",
+    )
     p.add_argument("--compare", nargs=2, metavar=("A", "B"), help="A - B, paired over deals (two bots of the table)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -150,11 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     with bar.Progress(*columns, disable=args.no_progress, transient=True) as progress:
         task = progress.add_task("games", total=games)
         results = run_tournament(
-            bots, games, args.seed, jobs=args.workers, records=True, on_result=lambda _: progress.advance(task)
+            bots,
+            games,
+            args.seed,
+            jobs=args.workers,
+            records=True,
+            on_result=lambda _: progress.advance(task),
+            seating=args.seating,
         )
     deals = per_deal(results, n)
     report: dict[str, Any] = {
-        "table": bots, "games": games, "deals": games // n, "seed": args.seed, "bots": summary(deals),
+        "table": bots, "games": games, "deals": games // n, "seed": args.seed, "seating": args.seating,
+        "bots": summary(deals),
         "compare": compare(deals, *args.compare) if args.compare else None,
     }  # fmt: skip
     show(report)

@@ -68,6 +68,11 @@ def _round_robins(path: str) -> list[dict[str, Any]]:
     return rounds
 
 
+def _seating(path: str) -> str:
+    """How a report's tables were seated (``rotate`` for reports from before ``--seating``)."""
+    return str((json.loads(Path(path).read_text()).get("config") or {}).get("seating", "rotate"))
+
+
 def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
     """The round robins of several reports (other seeds: other deals) pooled over deals, per player count.
 
@@ -99,6 +104,9 @@ def paired_round_robins(base: str, variant: str) -> list[dict[str, Any]]:
     but for one bot whose name differs, the variant in the base's place; that bot is paired with the one
     it replaced. Every other bot is paired with itself, which shows what the change did to the others.
     """
+    seatings = {path: _seating(path) for path in (base, variant)}
+    if seatings[base] != seatings[variant]:
+        raise ValueError(f"{base} seats by {seatings[base]}, {variant} by {seatings[variant]}: not the same games")
     old = {rr["players"]: rr for rr in _round_robins(base)}
     new = {rr["players"]: rr for rr in _round_robins(variant)}
     if not old.keys() & new.keys():

@@ -2,7 +2,9 @@
 
 Every table is played over **duplicate deals with seat rotation**
 (:func:`forsale.arena.run_tournament`: game ``i`` plays deal ``i // n`` with
-the lineup rotated by ``i % n`` seats), so each deal is played once from
+the deal's own seating order, drawn from the seed, rotated by ``i % n``
+seats; ``--seating rotate``: the lineup as given, so that every bot keeps
+its neighbours, as runs before the option did), so each deal is played once from
 every seat and ``--games`` is rounded up to a multiple of the player count.
 A bot's **win share** at a table is the mean, over deals, of its mean share
 of the wins over that deal's rotations (a shared win counts ``1/k``). The
@@ -71,7 +73,9 @@ TABLE_SEATS = 4
 ROUND_ROBIN_POPULATION = 3
 """Held-out members seated in the round robins, beside the candidate, expert, hard-v1 and medium."""
 
-CONFIG_KEYS = ("games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs")
+CONFIG_KEYS = (
+    "games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs", "seating",
+)  # fmt: skip
 """The options a report's ``config`` records, so that a run can be repeated from its JSON."""
 
 Advance = Callable[[GameResult], None]
@@ -122,8 +126,10 @@ def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dic
     }  # fmt: skip
 
 
-def play(lineup: list[str], games: int, seed: int, workers: int, advance: Advance) -> list[GameResult]:
-    return run_tournament(lineup, rounded(games, len(lineup)), seed, jobs=workers, on_result=advance)
+def play(lineup: list[str], games: int, seed: int, args: argparse.Namespace, advance: Advance) -> list[GameResult]:
+    """The table's games, with the workers and the seating of ``args``."""
+    n = len(lineup)
+    return run_tournament(lineup, rounded(games, n), seed, jobs=args.workers, on_result=advance, seating=args.seating)
 
 
 # -- the modes -------------------------------------------------------------------------
@@ -132,7 +138,7 @@ def play(lineup: list[str], games: int, seed: int, workers: int, advance: Advanc
 def vs_mode(candidate: str, opponent: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
     """The candidate against three copies of ``opponent``."""
     lineup = [candidate] + [opponent] * (TABLE_SEATS - 1)
-    results = play(lineup, args.games, args.seed, args.workers, advance)
+    results = play(lineup, args.games, args.seed, args, advance)
     return {"opponent": opponent, "lineup": lineup, "seed": args.seed, **share_summary(results, candidate, TABLE_SEATS)}
 
 
@@ -149,11 +155,11 @@ def tables_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
     compare = candidate != "expert"
     for t, opponents in enumerate([args.at] if args.at else draw_tables(args.tables, args.seed)):
         seed = args.seed * 1000 + t
-        mine = play([candidate, *opponents], args.games, seed, args.workers, advance)
+        mine = play([candidate, *opponents], args.games, seed, args, advance)
         row: dict[str, Any] = {"table": t, "opponents": opponents, "seed": seed}
         row["candidate"] = share_summary(mine, candidate, TABLE_SEATS)
         if compare:
-            theirs = play(["expert", *opponents], args.games, seed, args.workers, advance)
+            theirs = play(["expert", *opponents], args.games, seed, args, advance)
             row["expert"] = share_summary(theirs, "expert", TABLE_SEATS)
             a, b = deal_shares(mine, candidate, TABLE_SEATS), deal_shares(theirs, "expert", TABLE_SEATS)
             diff, lo, hi = share_ci([a[d] - b[d] for d in a], floor=-1.0)
@@ -182,7 +188,7 @@ def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, ad
     per_deal: dict[str, list[float]] = defaultdict(list)
     games: dict[str, int] = defaultdict(int)
     for t, lineup in enumerate(lineups):
-        results = play(lineup, args.games, args.seed * 1000 + 100 * players + t, args.workers, advance)
+        results = play(lineup, args.games, args.seed * 1000 + 100 * players + t, args, advance)
         for bot in lineup:
             per_deal[bot] += deal_shares(results, bot, players).values()
             games[bot] += sum(1 for r in results for b in r.bots if b == bot)
@@ -210,7 +216,7 @@ def members_mode(which: str, args: argparse.Namespace, advance: Advance) -> dict
     rows = []
     for name in members_of(which):
         lineup = [name] + [args.members_vs] * (TABLE_SEATS - 1)
-        results = play(lineup, args.games, args.seed, args.workers, advance)
+        results = play(lineup, args.games, args.seed, args, advance)
         rows.append({"member": name, "family": population.family(name), **share_summary(results, name, TABLE_SEATS)})
     rows.sort(key=lambda row: -row["share"])
     shares = sorted(row["share"] for row in rows)
@@ -353,6 +359,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--members-vs", default="expert", metavar="BOT", help="the opponent of --members (default expert)")
     p.add_argument("--games", type=int, default=100, help="games per table, rounded up to whole deals (default 100)")
     p.add_argument("--budget", type=float, default=None, help="seconds per decision for bots that take time=")
+    p.add_argument(
+        "--seating",
+        choices=("shuffle", "rotate"),
+        default="shuffle",
+        help="each deal seats the bots in its own order before rotating (default), or rotates the lineup as given",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")

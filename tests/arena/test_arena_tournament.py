@@ -17,7 +17,7 @@ LINEUP = ["expert", "value", "smart"]
 
 def test_rotation_puts_every_bot_in_every_seat_on_the_same_deal() -> None:
     rules = Ruleset.default(3)
-    block = [lineup_for(LINEUP, i) for i in range(3)]
+    block = [lineup_for(LINEUP, i, seating="rotate") for i in range(3)]
     for seat in range(3):
         assert sorted(lineup[seat] for lineup in block) == sorted(LINEUP)
     assert deal_for(rules, 7, 0) == deal_for(rules, 7, 2)  # one deal per block of n games
@@ -43,7 +43,7 @@ def test_parallel_jobs_give_the_same_results_as_one_process() -> None:
 
 def test_a_game_result_is_consistent_and_its_record_replays() -> None:
     result = play_game(LINEUP, seed=3, index=1, record=True)
-    assert result.bots == lineup_for(LINEUP, 1)
+    assert result.bots == lineup_for(LINEUP, 1, seed=3)
     assert sum(result.shares) == pytest.approx(1.0)
     assert all(d > 0 for d in result.decisions)
     record = result.record
@@ -121,3 +121,35 @@ def test_cli_errors_are_clear(args: list[str], message: str, forsale_cmd, forsal
     assert proc.returncode == 2
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_shuffled_seating_gives_each_deal_its_own_order_and_every_bot_every_seat() -> None:
+    lineup = ["expert", "value", "smart", "random", "prudent"]
+    n = len(lineup)
+    orders = set()
+    for deal in range(12):
+        block = [lineup_for(lineup, deal * n + r, seed=3) for r in range(n)]
+        for seat in range(n):  # within a deal, every bot sits in every seat once
+            assert sorted(game[seat] for game in block) == sorted(lineup)
+        for game in block[1:]:  # ... and the deal's order is only rotated
+            assert any(game == block[0][-k:] + block[0][:-k] for k in range(n))
+        orders.add(tuple(block[0][block[0].index("expert") :] + block[0][: block[0].index("expert")]))
+    assert len(orders) > 1  # neighbours change from deal to deal
+    assert lineup_for(lineup, 7, seed=3) == lineup_for(lineup, 7, seed=3)  # drawn from the seed
+    assert lineup_for(lineup, 7, seating="rotate") == lineup[-2:] + lineup[:-2]
+
+
+def test_a_tournament_records_each_games_seating_and_refuses_an_unknown_one() -> None:
+    results = run_tournament(LINEUP, games=6, seed=2, seating="shuffle")
+    assert [r.bots for r in results] == [lineup_for(LINEUP, i, 2, "shuffle") for i in range(6)]
+    with pytest.raises(ValueError, match="seating must be one of rotate, shuffle"):
+        run_tournament(LINEUP, games=3, seating="random")
+
+
+def test_a_bot_replaced_by_a_variant_leaves_it_the_same_chairs() -> None:
+    """The seating is drawn by position, not by name, so a paired variant plays the games of the bot it replaced."""
+    lineup = ["hard", "expert", "value", "smart", "random", "prudent"]
+    variant = ["hard:time=0.4", *lineup[1:]]
+    for index in range(36):
+        base = lineup_for(lineup, index, seed=5)
+        assert lineup_for(variant, index, seed=5) == [b if b != "hard" else "hard:time=0.4" for b in base]

@@ -173,3 +173,9 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
     (tmp_path / "cut.json").write_text(json.dumps(cut))
     bad = subprocess.run([*paired[:4], str(tmp_path / "cut.json")], capture_output=True, text=True, env=forsale_env)
     assert bad.returncode == 2 and f"no row for {gone} in" in bad.stderr, bad.stderr
+    # A run seated otherwise played other games: no pairing either.
+    rotated = json.loads((tmp_path / "rr1-smart.json").read_text())
+    rotated["config"]["seating"] = "rotate"
+    (tmp_path / "rotated.json").write_text(json.dumps(rotated))
+    bad = subprocess.run([*paired[:4], str(tmp_path / "rotated.json")], capture_output=True, text=True, env=forsale_env)
+    assert bad.returncode == 2 and "seats by shuffle" in bad.stderr, bad.stderr

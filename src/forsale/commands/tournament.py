@@ -28,8 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="play bots against each other and report win rates with confidence intervals",
         description=(
             "Play GAMES games between the bots (one per seat). Every block of PLAYERS games plays one deal with "
-            "the lineup rotated through every seat, so the luck of the cards cancels out. A bot is a name with "
-            "options after colons, e.g. hard:time=0.2."
+            "the lineup rotated through every seat, so the luck of the cards cancels out; each deal seats the "
+            "bots in an order of its own first (--seating shuffle), so no bot keeps the same neighbours. A bot "
+            "is a name with options after colons, e.g. hard:time=0.2."
         ),
     )
     p.add_argument("--players", type=int, required=True, help="seats at the table (2-6)")
@@ -39,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rules", default=None, help=f"ruleset preset ({', '.join(PRESETS)}); default: official")
     p.add_argument("--jobs", type=int, default=1, help="games played in parallel (processes or Ray CPUs)")
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="where games run (default local)")
+    p.add_argument(
+        "--seating",
+        choices=("shuffle", "rotate"),
+        default="shuffle",
+        help="shuffle: each deal seats the bots in its own order, then rotates it (default); "
+        "rotate: the lineup as given, rotated (every bot keeps its neighbours, as tournaments before this option)",
+    )
     p.add_argument("--json", metavar="FILE", help="write the per-bot statistics as JSON")
     p.add_argument("--plot", metavar="FILE", help="draw win rates and score distributions (png, svg, pdf)")
     p.add_argument("--records", metavar="DIR", help="save every game as a forsale-record/1 file in DIR")
@@ -104,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             rules=rules.to_json(),
             backend=args.backend,
+            seating=args.seating,
         )
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")
     if args.plot:
@@ -118,7 +127,14 @@ def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bo
 
     if args.quiet:
         return run_tournament(
-            bots, args.games, args.seed, rules=rules, jobs=args.jobs, backend=args.backend, records=records
+            bots,
+            args.games,
+            args.seed,
+            rules=rules,
+            jobs=args.jobs,
+            backend=args.backend,
+            records=records,
+            seating=args.seating,
         )
     from rich.progress import (
         BarColumn,
@@ -147,6 +163,7 @@ def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bo
             backend=args.backend,
             records=records,
             on_result=lambda _result: progress.advance(task),
+            seating=args.seating,
         )
 
 
