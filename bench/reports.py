@@ -78,7 +78,13 @@ def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
 
     Deals are independent whichever run played them, so a bot's deal-level shares from every report are
     one sample; a bot seated in only some of the runs (the held-out members differ by seed) pools what it has.
+    Reports seated otherwise are refused: a bot's share depends on its neighbours, so a pool of both seatings
+    would measure neither.
     """
+    seatings = {_seating(path): path for path in paths}
+    if len(seatings) > 1:
+        said = ", ".join(f"{path} by {how}" for how, path in sorted(seatings.items()))
+        raise ValueError(f"the reports are seated differently ({said}): pool runs of one seating")
     per_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     games: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     tables: dict[int, list[list[str]]] = defaultdict(list)

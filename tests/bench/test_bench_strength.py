@@ -179,3 +179,5 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
     (tmp_path / "rotated.json").write_text(json.dumps(rotated))
     bad = subprocess.run([*paired[:4], str(tmp_path / "rotated.json")], capture_output=True, text=True, env=forsale_env)
     assert bad.returncode == 2 and "seats by shuffle" in bad.stderr, bad.stderr
+    bad = subprocess.run([*pool, str(tmp_path / "rotated.json")], capture_output=True, text=True, env=forsale_env)
+    assert bad.returncode == 2 and "seated differently" in bad.stderr, bad.stderr
