@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from forsale.arena import GameResult, mean_ci, run_tournament
+from forsale.arena.tournament import SEATINGS
 from forsale.bots import make_agent
 from forsale.bots.valuation import hand_values
 from forsale.record import from_record
@@ -128,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
     p.add_argument(
         "--seating",
-        choices=("shuffle", "rotate"),
+        choices=SEATINGS,
         default="shuffle",
         help="each deal seats the bots in its own order before rotating (default), or rotates the lineup as given",
     )

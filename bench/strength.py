@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from forsale.arena import GameResult, run_tournament
+from forsale.arena.tournament import SEATINGS
 from forsale.bots import make_agent, population
 from forsale.bots.population import held_out
 
@@ -361,7 +362,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--budget", type=float, default=None, help="seconds per decision for bots that take time=")
     p.add_argument(
         "--seating",
-        choices=("shuffle", "rotate"),
+        choices=SEATINGS,
         default="shuffle",
         help="each deal seats the bots in its own order before rotating (default), or rotates the lineup as given",
     )

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 from ..rules import PRESETS, Ruleset
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..arena.tournament import GameResult
 from ._extras import require
 
@@ -42,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=("local", "ray"), default="local", help="where games run (default local)")
     p.add_argument(
         "--seating",
-        choices=("shuffle", "rotate"),
+        choices=("shuffle", "rotate"),  # the arena's SEATINGS, not imported: the CLI starts without the arena
         default="shuffle",
         help="shuffle: each deal seats the bots in its own order, then rotates it (default); "
         "rotate: the lineup as given, rotated (every bot keeps its neighbours, as tournaments before this option)",
@@ -125,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bool) -> list[GameResult]:
     from ..arena.tournament import run_tournament
 
-    if args.quiet:
+    def play(on_result: Callable[[GameResult], None] | None = None) -> list[GameResult]:
         return run_tournament(
             bots,
             args.games,
@@ -134,8 +136,12 @@ def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bo
             jobs=args.jobs,
             backend=args.backend,
             records=records,
+            on_result=on_result,
             seating=args.seating,
         )
+
+    if args.quiet:
+        return play()
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -154,17 +160,7 @@ def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bo
     )
     with Progress(*columns, transient=True) as progress:
         task = progress.add_task("games", total=args.games)
-        return run_tournament(
-            bots,
-            args.games,
-            args.seed,
-            rules=rules,
-            jobs=args.jobs,
-            backend=args.backend,
-            records=records,
-            on_result=lambda _result: progress.advance(task),
-            seating=args.seating,
-        )
+        return play(lambda _result: progress.advance(task))
 
 
 def _print_table(stats: dict, args: argparse.Namespace, rules: object) -> None:
