@@ -57,20 +57,17 @@ def ranking(per_deal: dict[str, list[float]], games: dict[str, int]) -> list[dic
     return sorted(rows, key=lambda row: (-row["share"], row["bot"]))
 
 
-def _round_robins(path: str) -> list[dict[str, Any]]:
-    """A report's round robins, each row checked to keep its deal-level shares."""
-    rounds = json.loads(Path(path).read_text()).get("round_robin") or []
+def _load(path: str) -> tuple[str, list[dict[str, Any]]]:
+    """A report's seating (``rotate`` for reports from before ``--seating``) and its round robins, each row
+    checked to keep its deal-level shares."""
+    report = json.loads(Path(path).read_text())
+    rounds = report.get("round_robin") or []
     for rr in rounds:
         for row in rr["ranking"]:
             if "per_deal" not in row:
                 n = rr["players"]
                 raise ValueError(f"{path}: its {n}-player round robin keeps no deal-level shares (an older report)")
-    return rounds
-
-
-def _seating(path: str) -> str:
-    """How a report's tables were seated (``rotate`` for reports from before ``--seating``)."""
-    return str((json.loads(Path(path).read_text()).get("config") or {}).get("seating", "rotate"))
+    return str((report.get("config") or {}).get("seating", "rotate")), rounds
 
 
 def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
@@ -81,15 +78,19 @@ def pooled_round_robins(paths: Sequence[str]) -> list[dict[str, Any]]:
     Reports seated otherwise are refused: a bot's share depends on its neighbours, so a pool of both seatings
     would measure neither.
     """
-    seatings = {_seating(path): path for path in paths}
+    twice = sorted({path for path in paths if paths.count(path) > 1})
+    if twice:
+        raise ValueError(f"{', '.join(twice)} given twice: a pool counts each run's deals once")
+    reports = {path: _load(path) for path in paths}
+    seatings = {how: path for path, (how, _) in reports.items()}
     if len(seatings) > 1:
         said = ", ".join(f"{path} by {how}" for how, path in sorted(seatings.items()))
         raise ValueError(f"the reports are seated differently ({said}): pool runs of one seating")
     per_deal: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     games: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     tables: dict[int, list[list[str]]] = defaultdict(list)
-    for path in paths:
-        for rr in _round_robins(path):
+    for _, rounds in reports.values():
+        for rr in rounds:
             n = rr["players"]
             tables[n] += rr["tables"]
             for row in rr["ranking"]:
@@ -110,11 +111,11 @@ def paired_round_robins(base: str, variant: str) -> list[dict[str, Any]]:
     but for one bot whose name differs, the variant in the base's place; that bot is paired with the one
     it replaced. Every other bot is paired with itself, which shows what the change did to the others.
     """
-    seatings = {path: _seating(path) for path in (base, variant)}
-    if seatings[base] != seatings[variant]:
-        raise ValueError(f"{base} seats by {seatings[base]}, {variant} by {seatings[variant]}: not the same games")
-    old = {rr["players"]: rr for rr in _round_robins(base)}
-    new = {rr["players"]: rr for rr in _round_robins(variant)}
+    (seated_a, rounds_a), (seated_b, rounds_b) = _load(base), _load(variant)
+    if seated_a != seated_b:
+        raise ValueError(f"{base} seats by {seated_a}, {variant} by {seated_b}: not the same games")
+    old = {rr["players"]: rr for rr in rounds_a}
+    new = {rr["players"]: rr for rr in rounds_b}
     if not old.keys() & new.keys():
         raise ValueError(f"{base} and {variant} have no round robin at the same player count")
     out = []

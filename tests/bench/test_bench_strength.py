@@ -137,7 +137,9 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
 
     old = tmp_path / "old.json"  # a report from before the rows kept their deals
     old.write_text(json.dumps({"round_robin": [{"players": 3, "tables": [], "ranking": [{"bot": "x", "games": 3}]}]}))
-    for paths, said in (([old], "keeps no deal-level shares"), ([tmp_path / "none.json"], "No such file")):
+    twice = tmp_path / "rr1-value.json"
+    for paths, said in (([old], "keeps no deal-level shares"), ([tmp_path / "none.json"], "No such file"),
+                        ([twice, twice], "given twice")):  # fmt: skip
         bad = subprocess.run([*pool[:3], *map(str, paths)], capture_output=True, text=True, env=forsale_env)
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
