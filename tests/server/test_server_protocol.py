@@ -163,8 +163,9 @@ def test_solo_game_in_one_request_with_bots_filling_the_seats(client: TestClient
 
 
 def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: TestClient) -> None:
-    created = client.post("/api/tables", json={"players": 3, "seats": ["random"] * 3})
+    created = client.post("/api/tables", json={"players": 3, "seats": ["random", "random", "expert"]})
     table_id = created.json()["table"]["id"]
+    assert created.json()["table"]["name"] == "Table of 3"  # the default, in English: the web page sends its own
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
         ws.send_json({"type": "hello", "token": None})
         message = recv(ws, "welcome")
@@ -172,6 +173,20 @@ def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: 
             message = recv(ws, "state")
             assert message["view"]["seat"] is None and message["view"]["my_commit"] is None
     assert from_record(client.get(f"/api/tables/{table_id}/record").json()).is_over
+    # The listing of finished games names each seat's bot, so that a page can name the bots in its language.
+    (listed,) = client.get("/api/tables?status=over").json()["tables"]
+    assert listed["names"] == ["random bot", "random bot", "expert bot"]
+    assert listed["bots"] == ["random", "random", "expert"]
+
+
+def test_a_solo_game_takes_the_name_the_page_gives_it(client: TestClient) -> None:
+    named = client.post("/api/solo", json={"players": 3, "bot": "random", "name": "Partie en solo"})
+    assert named.status_code == 201, named.text
+    assert named.json()["table"]["name"] == "Partie en solo"
+    unnamed = client.post("/api/solo", json={"players": 3, "bot": "random"})
+    assert unnamed.json()["table"]["name"] == "Solo game"
+    refused = client.post("/api/solo", json={"players": 3, "name": "bad\u202ename"})
+    assert refused.status_code in (400, 422), refused.text
 
 
 def test_reconnection_with_the_seat_token(client: TestClient) -> None:

@@ -60,10 +60,14 @@ def test_games_seats_and_events_round_trip(db_url: str) -> None:
         ]
         assert loaded.seats[2] == seat and loaded.seats[0].token_hash == hash_token("t0")
         assert {g.id for g in storage.call(Storage.op_load_unfinished())} == {"g1", "g2"}
+        storage.call(Storage.op_update_seat("g2", StoredSeat(1, "bot", "expert bot", "expert", None)))
         storage.call(Storage.op_append("g2", 1, 0, {"pass": True}, "player", {"scores": [1, 2, 3], "winners": [2]}))
         assert [g.id for g in storage.call(Storage.op_load_unfinished())] == ["g1"]
         finished = storage.call(Storage.op_list_finished(10))
-        assert [(f["id"], f["result"]["winners"], f["names"]) for f in finished] == [("g2", [2], ["P0", "P1", "P2"])]
+        assert [(f["id"], f["result"]["winners"], f["names"]) for f in finished] == [
+            ("g2", [2], ["P0", "expert bot", "P2"])
+        ]
+        assert finished[0]["bots"] == [None, "expert", None] and finished[0]["open"] == []
         assert storage.call(Storage.op_load("nope")) is None
     finally:
         storage.close()

@@ -163,6 +163,11 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     amount = page.locator(".me-area .purse .amount").inner_text()
     assert re.sub(r"[\u00a0\u202f]", " ", amount) == FOURTEEN[code]
     assert_no_english(page, code, "auction")
+    # The names the server gives (the table's, the bots') are said in the page's language too (the page
+    # sends none: the table is "Solo game" on the server, and each page says it in its own language).
+    expect(page.locator("#info")).to_contain_text(catalogue(code)["lobby.soloName"])
+    bot = catalogue(code)["seat.bot"].replace("{name}", "random")
+    assert page.locator(".seat .name .nm").all_inner_texts() == ["Zoë", *(f"{bot} {s}" for s in range(2, 7))]
     shoot(page, f"table-{code}")
 
     sale_seen = False
@@ -201,6 +206,7 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     expect(listed).to_be_visible()
     expect(page.locator(f"#finished-games li[data-table='{table_id}']")).to_have_count(0)  # the list has loaded
     expect(listed.locator(".what")).to_contain_text(re.compile(SHORT_DATES[code]))
+    expect(listed.locator(".what small")).to_contain_text(f"{bot} 1, {bot} 2")
     assert_no_english(page, code, "lobby after the game")
 
 
@@ -282,6 +288,12 @@ def test_a_table_for_friends_shows_no_english(code, new_page):
     ann.click("#go-to-table")
     ann.wait_for_selector("#waiting")
     assert_no_english(ann, code, "waiting for players")
+    # A table left unnamed ("Table of 3" on the server), the free seat and the bot are said in the page's language.
+    expect(ann.locator("#info")).to_contain_text(catalogue(code)["lobby.tableOf"].replace("{count}", "3"))
+    seat = catalogue(code)["seat.number"].replace("{seat}", "2")
+    bot = catalogue(code)["seat.bot"].replace("{name}", "random")
+    expect(ann.locator(".seat[data-seat='1'] .name .nm")).to_have_text(seat)
+    expect(ann.locator(".seat[data-seat='2'] .name .nm")).to_have_text(bot)
 
     bob = new_page(locale=LOCALES[code])
     bob.goto(url)

@@ -34,7 +34,7 @@ from starlette.requests import Request
 
 from . import sessions as session_store
 from .refused import Refused
-from .storage import Storage, accounts, games, seats
+from .storage import Storage, accounts, games, seat_names, seats
 
 NAME_MAX = 24
 NAME_PUNCTUATION = frozenset(" -_.")
@@ -378,7 +378,6 @@ def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[s
         ).mappings()
         out = []
         for row in rows.all():
-            names = conn.execute(select(seats.c.name).where(seats.c.game_id == row["id"]).order_by(seats.c.seat))
             result = row["result"] or {}
             out.append(
                 {
@@ -386,7 +385,7 @@ def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[s
                     "name": row["name"],
                     "status": row["status"],
                     "players": row["players"],
-                    "names": list(names.scalars()),
+                    **seat_names(conn, row["id"]),
                     "seat": row["seat"],
                     "created_at": row["created_at"],
                     "finished_at": row["finished_at"],

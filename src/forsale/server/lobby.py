@@ -24,7 +24,7 @@ from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, validate_spec
 from .invites import invite_link
 from .messages import CreateTable, Solo
 from .refused import Refused
-from .seats import new_token
+from .seats import SOLO_NAME, bot_name, new_token, open_seat_name, table_name
 from .storage import Fence, Storage, StoredGame, StoredSeat
 from .tables import LiveTable
 from .turns import TurnNotices
@@ -134,6 +134,8 @@ class Lobby:
                 "name": r["name"],
                 "players": r["players"],
                 "names": r["names"],
+                "bots": r["bots"],  # each seat's bot spec at the end, or null: the page names bots in its language
+                "open": r["open"],
                 "rules": r["config"].get("rules"),
                 "finished_at": r["finished_at"],
                 **(r["result"] or {}),
@@ -169,17 +171,17 @@ class Lobby:
         seats: list[StoredSeat] = []
         for i, spec in enumerate(specs):
             if spec not in (None, "human"):
-                seats.append(StoredSeat(i, "bot", f"{spec.split(':')[0]} bot", spec, None))
+                seats.append(StoredSeat(i, "bot", bot_name(spec), spec, None))
             elif body.join and i == humans[0]:
                 seat_token, seat_hash = new_token()
                 seats.append(StoredSeat(i, "human", body.player_name or "You", None, seat_hash))
             else:
-                seats.append(StoredSeat(i, "open", f"Seat {i + 1}", None, None))
+                seats.append(StoredSeat(i, "open", open_seat_name(i), None, None))
         deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
         now = time.time()
         game = StoredGame(
             id=secrets.token_urlsafe(6),
-            name=body.name or f"Table of {n}",
+            name=body.name or table_name(n),
             status="playing" if all(s.kind != "open" for s in seats) else "waiting",
             players=n,
             config={
@@ -229,7 +231,7 @@ class Lobby:
             bots = [body.bot or default_bot()] * (n - 1)
         return await self.create(
             CreateTable(
-                name="Solo game",
+                name=body.name or SOLO_NAME,
                 players=n,
                 rules=body.rules,
                 seats=[None, *bots],

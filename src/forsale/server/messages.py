@@ -290,6 +290,7 @@ class CreateTable(_Strict):
 
 
 class Solo(_Strict):
+    name: Name | None = None
     players: Players = 4
     bot: BotSpec | None = None
     bots: list[BotSpec] | None = None

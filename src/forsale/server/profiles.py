@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, select, update
 
 from . import ratings as rating_store
-from .storage import accounts, games, rating_changes, seats, sessions
+from .storage import accounts, games, rating_changes, seat_names, seats, sessions
 
 DELETED_NAME = "deleted player"
 """What a deleted account's seats are called from then on, in every game, record and replay."""
@@ -37,15 +37,12 @@ def _visible(config: dict[str, Any] | None, invite_only: bool, owner: bool) -> b
 
 
 def _game_entry(conn: Connection, row: Any, seat: int | None) -> dict[str, Any]:
-    names = list(
-        conn.execute(select(seats.c.name).where(seats.c.game_id == row["id"]).order_by(seats.c.seat)).scalars()
-    )
     result = row["result"] or {}
     return {
         "id": row["id"],
         "name": row["name"],
         "players": row["players"],
-        "names": names,
+        **seat_names(conn, row["id"]),
         "seat": seat,
         "rated": bool((row["config"] or {}).get("rated")),
         "finished_at": row["finished_at"],

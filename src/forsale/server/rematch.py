@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ..state import Deal
 from .connections import Conn, dumps
 from .refused import Refused
-from .seats import new_token
+from .seats import bot_name, new_token
 from .storage import StoredGame, StoredSeat
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ async def _start(table: LiveTable, offer: Offer) -> None:
             new_seats[index] = StoredSeat(index, "human", seat.name, None, token_hash, seat.account_id)
         else:
             bot = seat.bot or table.lobby.fallback_bot()
-            new_seats[index] = StoredSeat(index, "bot", f"{bot.split(':')[0]} bot", bot, None)
+            new_seats[index] = StoredSeat(index, "bot", bot_name(bot), bot, None)
     rules = table.state.rules
     deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
     game = StoredGame(

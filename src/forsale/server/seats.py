@@ -21,6 +21,37 @@ TOKEN_BYTES = 24
 """Seat and creator tokens: 192 random bits from :mod:`secrets` (the issue asks for at least 128)."""
 
 
+# The names the server gives what nobody named. They are English, stored and sent as they are (records keep
+# them); the web page recognises these forms and says them in its own language (shownName and shownTableName
+# in web/static/js/format.js, which tests/server/test_server_names.py holds to these).
+SOLO_NAME = "Solo game"
+
+
+def table_name(players: int) -> str:
+    """A table created without a name."""
+    return f"Table of {players}"
+
+
+def open_seat_name(index: int) -> str:
+    """A seat nobody sits at yet."""
+    return f"Seat {index + 1}"
+
+
+def joined_name(index: int) -> str:
+    """A person who sat down without giving a name (the web page always sends one)."""
+    return f"Player {index + 1}"
+
+
+def bot_name(spec: str) -> str:
+    """A bot's seat: the bot's name, options aside (``hard:time=0.5`` is "hard bot")."""
+    return f"{spec.split(':')[0]} bot"
+
+
+def left_name(name: str) -> str:
+    """A person's seat after they left a game under way and a bot took it over."""
+    return f"{name} (left; bot)"
+
+
 def new_token() -> tuple[str, str]:
     """A fresh secret token and the hash the server keeps of it."""
     token = secrets.token_urlsafe(TOKEN_BYTES)

@@ -274,6 +274,19 @@ def fenced(game_id: str, fence: Fence | None, fn: Callable[[Connection], T]) -> 
     return write
 
 
+def seat_names(conn: Connection, game_id: str) -> dict[str, list[Any]]:
+    """A game's seats as the listings give them: each seat's ``names``, its ``bots`` spec (null for a person)
+    and the ``open`` seats, so that a page can say in its own language the names the server made."""
+    rows = conn.execute(
+        select(seats.c.name, seats.c.bot, seats.c.kind).where(seats.c.game_id == game_id).order_by(seats.c.seat)
+    ).all()
+    return {
+        "names": [row.name for row in rows],
+        "bots": [row.bot for row in rows],
+        "open": [index for index, row in enumerate(rows) if row.kind == "open"],
+    }
+
+
 def hash_token(token: str) -> str:
     """Tokens are stored hashed: a copy of the database does not let anyone act for a seat."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -621,10 +634,7 @@ class Storage:
             ).mappings()
             out = []
             for row in rows.all():
-                names = conn.execute(
-                    select(seats.c.name).where(seats.c.game_id == row["id"]).order_by(seats.c.seat)
-                ).scalars()
-                out.append({**dict(row), "names": list(names)})
+                out.append({**dict(row), **seat_names(conn, row["id"])})
             return out
 
         return fn

@@ -32,7 +32,16 @@ from .connections import Conn, dumps
 from .ratings import rate_finished
 from .refused import Refused
 from .scheduling import Scheduler
-from .seats import Seat, free_seats_text, new_token, seat_for_token, token_matches
+from .seats import (
+    Seat,
+    free_seats_text,
+    joined_name,
+    left_name,
+    new_token,
+    open_seat_name,
+    seat_for_token,
+    token_matches,
+)
 from .snapshots import Snapshots
 from .storage import LeaseLost, Storage, StoredGame, fenced
 
@@ -187,7 +196,7 @@ class LiveTable:
             if seat.kind != "open":
                 raise Refused("seat_taken", f"seat {index} is taken; free seats: {free_seats_text(self.seats)}", 409)
             token, token_hash = new_token()
-            seat.kind, seat.name, seat.token_hash = "human", name or f"Player {index + 1}", token_hash
+            seat.kind, seat.name, seat.token_hash = "human", name or joined_name(index), token_hash
             seat.away_since = time.monotonic()
             starts = self.status == "waiting" and all(s.kind != "open" for s in self.seats)
             await self.write(Storage.op_update_seat(self.id, seat.stored(), "playing" if starts else None))
@@ -207,11 +216,11 @@ class LiveTable:
             if self.status == "over":
                 raise Refused("game_over", "the game is over; there is nothing to leave", 409)
             if self.status == "waiting":
-                seat.kind, seat.name, seat.token_hash = "open", f"Seat {index + 1}", None
+                seat.kind, seat.name, seat.token_hash = "open", open_seat_name(index), None
                 seat.account_id = None  # a free seat is nobody's (after the game starts, the history keeps it)
             else:
                 seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
-                seat.name = f"{seat.name} (left; bot)"
+                seat.name = left_name(seat.name)
             await self.write(Storage.op_update_seat(self.id, seat.stored()))
             self.unseat_connections(index)
             seat.away_since = None

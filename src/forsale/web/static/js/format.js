@@ -32,6 +32,37 @@ export function h(tag, attrs, ...children) {
 }
 
 
+// The names the server gives what nobody named, in English (forsale.server.seats, whose test holds these
+// forms to it); the page says them in its own language, whatever language the table was made in.
+const LEFT = " (left; bot)";
+const TABLE_OF = /^Table of ([2-6])$/;
+const SOLO = "Solo game";
+
+/** A seat's name as the page shows it: an open seat ("Seat 3"), a bot ("medium bot") and a person who left
+ *  mid-game ("Ann (left; bot)") in the page's language. `bot`: the seat's bot spec, if a bot plays it;
+ *  `open`: nobody sits there yet. */
+export function shownName(name, index, { bot = null, open = false } = {}) {
+  if (open || !name) return t("seat.number", { seat: index + 1 });
+  if (!bot) return name;
+  const base = bot.split(":")[0];
+  if (name === `${base} bot`) return t("seat.bot", { name: base });
+  return name.endsWith(LEFT) ? t("seat.leftToBot", { name: name.slice(0, -LEFT.length) }) : name;
+}
+
+/** A listed game's seat names (`names`, `bots`, `open` as the server lists them), shown and made distinct. */
+export function shownNames(game) {
+  const bots = game.bots || [];
+  const open = game.open || [];
+  return distinctNames((game.names || []).map((name, s) => shownName(name, s, { bot: bots[s], open: open.includes(s) })));
+}
+
+/** A table's name as the page shows it: the server's "Table of 4" and "Solo game" in the page's language. */
+export function shownTableName(name) {
+  if (name === SOLO) return t("lobby.soloName");
+  const of = TABLE_OF.exec(name);
+  return of ? t("lobby.tableOf", { count: Number(of[1]) }) : name;
+}
+
 /** Seat names made distinct ("random bot 2", "random bot 3") so a log can be followed. */
 export function distinctNames(list) {
   return list.map((name, s) => (list.filter((x) => x === name).length > 1 ? `${name} ${s + 1}` : name));

@@ -5,7 +5,7 @@ import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
 import { chatPanel, spectatorChatSwitch } from "./chat.js";
-import { distinctNames, h, k, money } from "./format.js";
+import { distinctNames, h, k, money, shownName, shownTableName } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { refusedText } from "./refused.js";
@@ -37,7 +37,7 @@ export function showTable(ctx, tableId, opts = {}) {
   };
   let conn = null;
   let ticker = null;
-  const turnNotice = turnWatcher(() => (m.table && m.table.name) || tableId);
+  const turnNotice = turnWatcher(() => (m.table && m.table.name && shownTableName(m.table.name)) || tableId);
   let gone = false;
   // A table started by "Learn to play": its tips come with the drawings (tutorial.js).
   const tips = isTutorial(tableId) ? tutorial(ctx, tableId, { redraw: () => draw() }) : null;
@@ -248,7 +248,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const list = [];
     for (let s = 0; s < n; s++) {
       const seat = m.table && m.table.seats ? m.table.seats[s] : null;
-      list.push(seat && seat.name ? seat.name : t("seat.number", { seat: s + 1 }));
+      list.push(shownName(seat ? seat.name : "", s, { bot: seat?.bot, open: seat?.kind === "open" }));
     }
     return distinctNames(list);
   }
@@ -658,7 +658,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const logScroll = logEl ? logEl.scrollTop : 0; // someone reading back up the log stays where they are
     const sc = scene();
     const v = m.view;
-    const title = m.table && m.table.name ? m.table.name : t("table.name", { id: tableId });
+    const title = m.table && m.table.name ? shownTableName(m.table.name) : t("table.name", { id: tableId });
     // A tab in the background says when it is your move.
     document.title = legal().length ? t("title.yourMove") : v.phase === "over" ? t("title.over") : t("title.page");
     const stage = v.phase === "over" ? t("info.finished") : t(`info.${v.phase}`, { round: v.round + 1, rounds: v.rounds });

@@ -3,7 +3,7 @@
 import { ratedToggle } from "./account.js";
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
-import { distinctNames, h, k, money } from "./format.js";
+import { h, k, money, shownName, shownNames, shownTableName } from "./format.js";
 import { dateTime, has, joinList, language, t } from "./i18n.js";
 import { presetName, rulesPicker } from "./rulesform.js";
 import { tutorialButton } from "./tutorial.js";
@@ -314,12 +314,12 @@ export function showLobby(ctx) {
       const items = tables.map((tb) => {
         const mine = seats.get(tb.id);
         const free = tb.open_seats || [];
-        const who = tb.seats.map((s) => (s.kind === "open" ? "—" : s.name)).join(", ");
+        const who = tb.seats.map((s, i) => (s.kind === "open" ? "—" : shownName(s.name, i, { bot: s.bot }))).join(", ");
         const state = tb.status === "waiting" ? t("lobby.free", { count: free.length }) : t("lobby.playing");
         return h(
           "li",
           { dataset: { table: tb.id } },
-          h("span.what", null, tb.name, h("small", null, `${t("lobby.seats", { count: tb.players })} · ${rulesName(tb.rules)} · ${state} · ${who}`)),
+          h("span.what", null, shownTableName(tb.name), h("small", null, `${t("lobby.seats", { count: tb.players })} · ${rulesName(tb.rules)} · ${state} · ${who}`)),
           mine && mine.token ? h("a.btn.primary", { href: `#/table/${tb.id}` }, t("lobby.backToSeat")) : null,
           !(mine && mine.token) && free.length ? h("a.btn", { href: `#/table/${tb.id}?seat=${free[0]}` }, t("lobby.join")) : null,
           h("a.btn.quiet", { href: `#/watch/${tb.id}` }, t("join.watch")),
@@ -333,14 +333,14 @@ export function showLobby(ctx) {
       const { tables } = await api.finished(15);
       if (!alive) return;
       const items = tables.map((tb) => {
-        const names = distinctNames(tb.names || []);
+        const names = shownNames(tb);
         const when = tb.finished_at ? dateTime(tb.finished_at) : "";
         const won = joinList((tb.winners || []).map((s) => names[s] || t("seat.number", { seat: s + 1 })));
         const score = tb.scores ? ` (${k(Math.max(...tb.scores))})` : "";
         return h(
           "li",
           { dataset: { table: tb.id } },
-          h("span.what", null, `${tb.name}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}${score}`)),
+          h("span.what", null, `${shownTableName(tb.name)}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}${score}`)),
           h("a.btn", { href: `#/replay/${tb.id}` }, t("lobby.replay")),
           h("a.btn.quiet", { href: api.recordUrl(tb.id), download: `forsale-${tb.id}.json` }, t("lobby.record")),
         );

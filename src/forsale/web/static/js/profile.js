@@ -3,7 +3,7 @@
 // on one's own page, the games in progress (back into each from any device) and the account's settings.
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
 import { call, seats } from "./api.js";
-import { distinctNames, h } from "./format.js";
+import { h, shownNames, shownTableName } from "./format.js";
 import { dateTime, joinList, language, number, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -67,13 +67,13 @@ function countsTable(byPlayers) {
 }
 
 function gameItem(g) {
-  const names = distinctNames(g.names || []);
+  const names = shownNames(g);
   const won = joinList((g.winners || []).map((s) => names[s] || t("seat.number", { seat: s + 1 })));
   const when = g.finished_at ? dateTime(g.finished_at) : "";
   return h(
     "li",
     { dataset: { table: g.id } },
-    h("span.what", null, `${g.name}${when ? ` · ${when}` : ""}${g.rated ? ` · ${t("profile.ratedGame")}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}`)),
+    h("span.what", null, `${shownTableName(g.name)}${when ? ` · ${when}` : ""}${g.rated ? ` · ${t("profile.ratedGame")}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}`)),
     h("a.btn", { href: g.replay }, t("lobby.replay")),
     h("a.btn.quiet", { href: g.record, download: `forsale-${g.id}.json` }, t("lobby.record")),
   );
@@ -91,7 +91,7 @@ async function inProgress(ctx) {
             h(
               "li",
               { dataset: { table: g.id } },
-              h("span.what", null, g.name, h("small", null, distinctNames(g.names || []).join(", "))),
+              h("span.what", null, shownTableName(g.name), h("small", null, shownNames(g).join(", "))),
               h(
                 "button.btn.primary",
                 {

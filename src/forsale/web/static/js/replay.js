@@ -7,7 +7,7 @@
 import { analysisPanel } from "./analysis.js";
 import { api, seats } from "./api.js";
 import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
-import { distinctNames, h } from "./format.js";
+import { distinctNames, h, shownName } from "./format.js";
 import { t } from "./i18n.js";
 import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
 import { presetName } from "./rulesform.js";
@@ -38,8 +38,8 @@ export function showReplay(ctx, id) {
     const setup = setupFromRecord(record);
     const folded = fold(setup);
     const total = setup.moves.length;
-    const names = distinctNames(setup.names);
     const bots = record.bots || {};
+    const names = distinctNames(setup.names.map((name, s) => shownName(name, s, { bot: bots[String(s)] })));
     const badges = names.map((_, s) => (bots[String(s)] ? t("replay.botBadge", { name: bots[String(s)] }) : ""));
     let step = total;
     let lastShown = -1;

@@ -1,0 +1,47 @@
+"""The names the server gives what nobody named, and the web page that says them in its own language.
+
+The server stores and sends these names in English (records keep them); the page recognises their forms
+(``shownName`` and ``shownTableName`` in ``web/static/js/format.js``) and shows them in the page's language.
+This holds the page's copy of each form to the server's, so that changing one without the other fails here;
+tests/web/test_web_i18n.py watches the page show them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from forsale.server import seats
+
+FORMAT_JS = (Path(seats.__file__).parents[1] / "web" / "static" / "js" / "format.js").read_text()
+
+
+def js_constant(name: str) -> str:
+    """The source of ``const NAME = ...;`` in format.js."""
+    found = re.search(rf"^const {name} = (.+);$", FORMAT_JS, re.MULTILINE)
+    assert found, f"format.js has no constant {name}"
+    return found.group(1)
+
+
+def test_the_page_knows_a_player_who_left_for_a_bot() -> None:
+    suffix = js_constant("LEFT").strip('"')
+    assert seats.left_name("Ann") == "Ann" + suffix
+
+
+def test_the_page_knows_a_solo_game() -> None:
+    assert js_constant("SOLO").strip('"') == seats.SOLO_NAME
+
+
+@pytest.mark.parametrize("players", range(2, 7))
+def test_the_page_knows_an_unnamed_table(players: int) -> None:
+    pattern = js_constant("TABLE_OF").strip("/")
+    found = re.fullmatch(pattern, seats.table_name(players))
+    assert found and found.group(1) == str(players)
+
+
+def test_the_page_knows_a_bot_by_its_name_options_aside() -> None:
+    assert "name === `${base} bot`" in FORMAT_JS and 'const base = bot.split(":")[0];' in FORMAT_JS
+    assert seats.bot_name("hard:time=0.5") == "hard bot"
+    assert seats.bot_name("medium") == "medium bot"
