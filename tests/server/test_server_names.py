@@ -42,6 +42,7 @@ def test_the_page_knows_an_unnamed_table(players: int) -> None:
 
 
 def test_the_page_knows_a_bot_by_its_name_options_aside() -> None:
-    assert "name === `${base} bot`" in FORMAT_JS and 'const base = bot.split(":")[0];' in FORMAT_JS
-    assert seats.bot_name("hard:time=0.5") == "hard bot"
-    assert seats.bot_name("medium") == "medium bot"
+    suffix = js_constant("BOT").strip('"')
+    assert 'const base = bot.split(":")[0];' in FORMAT_JS and "name === base + BOT" in FORMAT_JS
+    assert seats.bot_name("hard:time=0.5") == "hard" + suffix == "hard bot"
+    assert seats.bot_name("medium") == "medium" + suffix

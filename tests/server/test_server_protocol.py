@@ -165,7 +165,7 @@ def test_solo_game_in_one_request_with_bots_filling_the_seats(client: TestClient
 def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: TestClient) -> None:
     created = client.post("/api/tables", json={"players": 3, "seats": ["random", "random", "expert"]})
     table_id = created.json()["table"]["id"]
-    assert created.json()["table"]["name"] == "Table of 3"  # the default, in English: the web page sends its own
+    assert created.json()["table"]["name"] == "Table of 3"  # the default, in English: pages say it in their language
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
         ws.send_json({"type": "hello", "token": None})
         message = recv(ws, "welcome")
@@ -179,14 +179,14 @@ def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: 
     assert listed["bots"] == ["random", "random", "expert"]
 
 
-def test_a_solo_game_takes_the_name_the_page_gives_it(client: TestClient) -> None:
+def test_a_solo_game_takes_a_name_if_given_one(client: TestClient) -> None:
     named = client.post("/api/solo", json={"players": 3, "bot": "random", "name": "Partie en solo"})
     assert named.status_code == 201, named.text
     assert named.json()["table"]["name"] == "Partie en solo"
     unnamed = client.post("/api/solo", json={"players": 3, "bot": "random"})
     assert unnamed.json()["table"]["name"] == "Solo game"
     refused = client.post("/api/solo", json={"players": 3, "name": "bad\u202ename"})
-    assert refused.status_code in (400, 422), refused.text
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "bad_request", refused.text
 
 
 def test_reconnection_with_the_seat_token(client: TestClient) -> None:

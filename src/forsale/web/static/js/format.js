@@ -34,6 +34,7 @@ export function h(tag, attrs, ...children) {
 
 // The names the server gives what nobody named, in English (forsale.server.seats, whose test holds these
 // forms to it); the page says them in its own language, whatever language the table was made in.
+const BOT = " bot";
 const LEFT = " (left; bot)";
 const TABLE_OF = /^Table of ([2-6])$/;
 const SOLO = "Solo game";
@@ -45,7 +46,7 @@ export function shownName(name, index, { bot = null, open = false } = {}) {
   if (open || !name) return t("seat.number", { seat: index + 1 });
   if (!bot) return name;
   const base = bot.split(":")[0];
-  if (name === `${base} bot`) return t("seat.bot", { name: base });
+  if (name === base + BOT) return t("seat.bot", { name: base });
   return name.endsWith(LEFT) ? t("seat.leftToBot", { name: name.slice(0, -LEFT.length) }) : name;
 }
 
