@@ -28,6 +28,13 @@ Modes (any together; official rules):
 - ``--at A,B,C``: the same comparison at one named table (three opponents,
   any registered bots), for instance to measure again, on more deals, a
   table that ``--tables`` flagged;
+- ``--fields K`` (or ``--field MEMBER``, repeatable): **homogeneous
+  fields** (issue 32), the candidate against ``--field-players`` - 1 copies
+  of one held-out member, ``K`` members drawn with the seed
+  ``forsale-strength-fields:SEED``; per field, ``expert`` in the
+  candidate's seat at the same deals and the paired difference, as in
+  ``--tables``. People at a club table often play alike, and a bot that
+  models only mixtures can lose to a field of one kind;
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
   members) over every combination, or ``--rr-tables`` of them drawn by seed;
@@ -76,6 +83,7 @@ ROUND_ROBIN_POPULATION = 3
 
 CONFIG_KEYS = (
     "games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs", "seating",
+    "fields", "field_members", "field_players",
 )  # fmt: skip
 """The options a report's ``config`` records, so that a run can be repeated from its JSON."""
 
@@ -179,6 +187,39 @@ def tables_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
         out["expert_average"] = sum(row["expert"]["share"] for row in rows) / len(rows)
         out["below_expert"] = [row["table"] for row in rows if row["difference"]["below_expert"]]
     return out
+
+
+def draw_fields(count: int, seed: int) -> list[str]:
+    """``count`` distinct held-out members (all of them if ``count`` is larger), drawn with a fixed seed."""
+    members = held_out()
+    return random.Random(f"forsale-strength-fields:{seed}").sample(members, min(count, len(members)))
+
+
+def fields_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """Homogeneous fields (issue 32): the candidate, and expert in its seat, against ``n - 1`` copies of one
+    held-out member, at the same deals; per member the paired per-deal difference candidate - expert."""
+    n = args.field_players
+    rows = []
+    for t, member in enumerate(args.field_members or draw_fields(args.fields, args.seed)):
+        seed = args.seed * 1000 + 500 + t
+        opponents = [member] * (n - 1)
+        mine = play([candidate, *opponents], args.games, seed, args, advance)
+        theirs = play(["expert", *opponents], args.games, seed, args, advance)
+        a, b = deal_shares(mine, candidate, n), deal_shares(theirs, "expert", n)
+        diff, lo, hi = share_ci([a[d] - b[d] for d in a], floor=-1.0)
+        rows.append({
+            "member": member, "seed": seed, "candidate": share_summary(mine, candidate, n),
+            "expert": share_summary(theirs, "expert", n),
+            "difference": {"mean": diff, "ci": [lo, hi], "below_expert": hi < 0},
+        })  # fmt: skip
+    shares = [row["candidate"]["share"] for row in rows]
+    worst = min(range(len(rows)), key=lambda i: shares[i])
+    return {
+        "players": n, "count": len(rows), "fields": rows, "average": sum(shares) / len(shares),
+        "worst": {"member": rows[worst]["member"], "share": shares[worst], "ci": rows[worst]["candidate"]["ci"]},
+        "expert_average": sum(row["expert"]["share"] for row in rows) / len(rows),
+        "below_expert": [row["member"] for row in rows if row["difference"]["below_expert"]],
+    }  # fmt: skip
 
 
 def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
@@ -298,6 +339,28 @@ def show(report: dict[str, Any], candidate: str) -> None:
             cells = [row["bot"], same, pct(row["share"]), pct(row["variant_share"]), f"{row['difference']:+.1%}"]
             table.add_row(*cells, f"{row['ci'][0]:+.1%} - {row['ci'][1]:+.1%}", str(row["deals"]))
         console.print(table)
+    fields = report.get("fields")
+    if fields:
+        n = fields["players"]
+        title = f"{candidate} against {n - 1} copies of one held-out member (fair share {1 / n:.0%})"
+        table = Table(title=title)
+        for column in ("field", candidate, "95% CI", "expert", "95% CI", "diff", "diff 95% CI"):
+            table.add_column(column, justify="left" if column == "field" else "right")
+        for row in fields["fields"]:
+            diff = row["difference"]
+            flag = " below" if diff["below_expert"] else ""
+            table.add_row(
+                row["member"].removeprefix("pop-"), pct(row["candidate"]["share"]), interval(row["candidate"]["ci"]),
+                pct(row["expert"]["share"]), interval(row["expert"]["ci"]), f"{diff['mean']:+.1%}{flag}",
+                interval(diff["ci"]),
+            )  # fmt: skip
+        console.print(table)
+        worst = fields["worst"]
+        console.print(
+            f"average {fields['average']:.1%} (expert {fields['expert_average']:.1%}); worst {worst['member']}: "
+            f"{worst['share']:.1%} ({interval(worst['ci'])}); below expert beyond noise: "
+            f"{', '.join(fields['below_expert']) or 'none'}"
+        )
     members = report.get("members")
     if members:
         table = Table(title=f"members of {members['which']} against three {members['opponent']} (fair share 25%)")
@@ -352,6 +415,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--vs", action="append", default=[], metavar="BOT", help="against three copies of BOT (repeatable)")
     p.add_argument("--tables", type=int, default=0, metavar="T", help="T random held-out 4-seat tables")
     p.add_argument("--at", metavar="A,B,C", help="one table of these three opponents instead (with expert too)")
+    p.add_argument("--fields", type=int, default=0, metavar="K", help="K homogeneous fields of held-out members")
+    p.add_argument("--field", action="append", default=[], metavar="MEMBER", help="this held-out member's field")
+    p.add_argument("--field-players", type=int, default=4, metavar="N", help="players at the fields (default 4)")
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
     p.add_argument(
@@ -399,8 +465,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("round robins are played at 3 to 6 players")
     if args.pool and args.paired:
         p.error("choose --pool or --paired, not both")
-    if not (args.vs or args.tables or args.players or args.members or args.pool or args.paired):
-        p.error("choose at least one of --vs BOT, --tables T, --round-robin N,N, --members WHICH, --pool, --paired")
+    if not 3 <= args.field_players <= 6:
+        p.error("--field-players must be 3 to 6")
+    if args.fields < 0:
+        p.error("--fields must be at least 0")
+    outsiders = [m for m in args.field if m not in held_out()]
+    if outsiders:
+        p.error(f"--field takes held-out members only, not {', '.join(outsiders)}")
+    args.field_members = list(dict.fromkeys(args.field))
+    if args.field_members:
+        args.fields = len(args.field_members)
+    modes = (args.vs, args.tables, args.players, args.members, args.pool, args.paired, args.fields)
+    if not any(modes):
+        p.error(
+            "choose at least one of --vs BOT, --tables T, --fields K, --round-robin N,N, --members WHICH, --pool, --paired"
+        )
     if args.members:
         try:
             args.member_names = members_of(args.members)
@@ -417,6 +496,7 @@ def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], c
         total += min(combos, args.rr_tables if args.rr_tables is not None else combos) * rounded(args.games, n)
     if args.members:
         total += len(args.member_names) * rounded(args.games, TABLE_SEATS)
+    total += 2 * args.fields * rounded(args.games, args.field_players)
     return total
 
 
@@ -468,6 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "tables": None,
         "round_robin": [],
         "members": None,
+        "fields": None,
         "skipped": skipped,
     }
     from rich import progress as bar
@@ -486,6 +567,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["vs"].append(vs_mode(candidate, opponent, args, advance))
         if args.tables:
             report["tables"] = tables_mode(candidate, args, advance)
+        if args.fields:
+            report["fields"] = fields_mode(candidate, args, advance)
         for n in args.players:
             report["round_robin"].append(round_robin_mode(rr_bots, n, args, advance))
         if args.members and available(args.members_vs, skipped):

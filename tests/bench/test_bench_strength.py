@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from forsale.bots.population import held_out
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
@@ -183,3 +185,30 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
     assert bad.returncode == 2 and "seats by shuffle" in bad.stderr, bad.stderr
     bad = subprocess.run([*pool, str(tmp_path / "rotated.json")], capture_output=True, text=True, env=forsale_env)
     assert bad.returncode == 2 and "seated differently" in bad.stderr, bad.stderr
+
+
+def test_fields_seat_the_candidate_and_expert_against_copies_of_one_held_out_member(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32's homogeneous fields: n - 1 copies of one held-out member, expert paired on the same deals."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_strength_fields", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.draw_fields(3, 1) == module.draw_fields(3, 1) != module.draw_fields(3, 2)
+    assert set(module.draw_fields(3, 1)) <= set(held_out()) and len(set(module.draw_fields(3, 1))) == 3
+    member = held_out()[0]
+    out = tmp_path / "fields.json"
+    args = ["--candidate", "smart", "--field", member, "--field-players", "3", "--games", "6", "--seed", "2"]
+    assert module.main([*args, "--no-progress", "--json", str(out)]) == 0
+    fields = json.loads(out.read_text())["fields"]
+    (row,) = fields["fields"]
+    assert fields["players"] == 3 and row["member"] == member and row["seed"] == 2500
+    assert row["candidate"]["games"] == row["expert"]["games"] == 6 and row["candidate"]["seats"] == [2, 2, 2]
+    diff = [a - b for a, b in zip(row["candidate"]["per_deal"], row["expert"]["per_deal"])]
+    assert abs(row["difference"]["mean"] - sum(diff) / len(diff)) < 1e-9
+    assert "against 2 copies of one held-out member" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        module.main(["--candidate", "smart", "--field", "prudent-not-a-member"])

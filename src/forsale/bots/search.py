@@ -56,6 +56,7 @@ from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence
 from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
+from .salemodels import Fit, current, exploitable, fit_opponents, rule_distributions
 from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
 from .searchers import CHAIRS, SaleMemory, searcher_blend
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
@@ -250,9 +251,11 @@ class HardAgent(SearchAgent):
         futures: Sequence[float] = (1.0,),
         spread: float = 1.0,
         fit_self: bool = False,
+        model: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        self.model = model
         self.spread = tempering(spread)  # refused here, before any game, not at the first bid
         if not futures or any(not m > 0 for m in futures):
             raise ValueError(f"futures must be positive multiples of alpha, not {futures!r}")
@@ -334,6 +337,10 @@ class HardAgent(SearchAgent):
         seat = view.seat
         assert seat is not None
         game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
+        if self.model:
+            fits = fit_opponents(view)
+            if exploitable(fits, view):
+                return self._best_response(view, game, fits, rng, deadline)
         if self.searchers:
             self._learn_searchers(view, models, weights, rng)
         strategies, values, iterations = solve(
@@ -343,6 +350,30 @@ class HardAgent(SearchAgent):
         if not self.mixed:  # the house worth most against the opponents as they were taken to play
             return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
         return SELLS[view.hand[choose(strategies[seat], rng)]]
+
+    def _best_response(
+        self, view: View, game: SaleRound, fits: Sequence[Fit], rng: random.Random, deadline: float
+    ) -> Action:
+        """The house worth most against every opponent's predicted play from its fitted sale rules
+        (:mod:`forsale.bots.salemodels`); the ``equilibrium`` rule's share plays the opponent's solved strategy."""
+        seat = view.seat
+        assert seat is not None
+        pos = current(view)
+        models: list[list[float] | None] = []
+        weights: list[float] = []
+        for s, fit in enumerate(fits):
+            if s == seat or len(view.hands[s]) < 2:
+                models.append(None)
+                weights.append(0.0)
+                continue
+            k = len(view.hands[s])
+            # The equilibrium rule's prediction is the seat's strategy in the game solved below (blend's rest).
+            model, weight = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
+            models.append(model)
+            weights.append(weight)
+        _, values, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, deadline)))
+        self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
+        return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
 
     def _learn_searchers(
         self, view: View, models: list[list[float] | None], weights: list[float], rng: random.Random
@@ -402,6 +433,7 @@ def _hard(
     futures: str | float = "1",
     spread: Any = 1.0,
     fit_self: int = 0,
+    model: int = 0,
     **options: Any,
 ) -> HardAgent:
     v1 = build("hard", **options)
@@ -415,6 +447,7 @@ def _hard(
         futures=_multiples(futures),
         spread=spread,
         fit_self=bool(fit_self),
+        model=bool(option_number("model", model, 0, 1)),
         time=v1.time,
         alpha=v1.alpha,
         phases=",".join(v1.phases),

@@ -1,0 +1,365 @@
+"""Who sells how: a library of sale rules, a posterior over them per opponent, and when to exploit it (issue 32).
+
+In the sale phase every hand is known by deduction, so each opponent's sale
+is a labelled example: its hand, the others' hands, the cheques on the table
+and the round, and the house it sold. A field of one simple kind of player
+sells deterministically from those, and the equilibrium ``hard`` otherwise
+plays leaves the points on the table that a best response to them would take.
+
+**The library** (:data:`RULES`): rank matching on several scales (the house
+whose rank in the hand matches the rank of the top or the mean cheque of the
+table among the cheques still unseen, or among all the cheques of the game);
+lowest, highest, median, the house nearest the hand's mean; threshold rules
+(the highest house when the top cheque reaches a threshold, else the lowest);
+cheque matching (nearest twice the top cheque); the expert's sale types
+``greedy``, ``greedy_now`` and ``match`` and the expert's own sale
+(:func:`forsale.bots.expert.sale_choice`, imported, not restated); and the
+two *unmodelled* players: ``uniform`` (a house at random) and
+``equilibrium`` (the seat's strategy in the solved sale game,
+:func:`forsale.bots.salegame.solve`, with no opponent models). Every
+deterministic rule keeps a chance :data:`EPSILON` of any house, so one odd
+sale lowers a rule's weight without refuting it.
+
+**The posterior** (:func:`fit_opponents`) starts from :data:`PRIOR` (half on
+the unmodelled players) and is updated by Bayes' rule from each sale the
+seat made this game, replayed as it was seen then. Before each update the
+mixture's chance of the house actually sold is scored: the **predictive
+log-loss** (:attr:`Fit.log_loss`), beside a uniform guess's and each rule's
+own, so a report can say how well the models predict.
+
+**When to exploit** (:func:`exploitable`): a safe-exploitation criterion.
+The bot best-responds to the models only when, for every opponent still
+choosing, the posterior puts at least :data:`EXPLOIT_MASS` on the modelled
+rules and the model has predicted that seat's sales better than a uniform
+guess so far (lower log-loss). Otherwise it plays as before (the solved
+game). An opponent unlike every rule keeps its mass on ``uniform`` or
+``equilibrium`` and cannot pull the bot into a best response to a wrong
+model; before any sale has been seen there is no evidence, and the bot
+keeps the equilibrium.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import log
+
+from ..rules import CHEQUES
+from ..view import View
+from .expert import order_stat_means, sale_choice, sale_posteriors, type_choice
+from .salegame import SaleRound, solve
+from .valuation import MARGIN_WEIGHT, sale_temperature
+
+EPSILON = 0.1
+"""Chance that a seat of a deterministic rule sells any house at random (so one odd sale does not refute the rule)."""
+
+EXPLOIT_MASS = 0.9
+"""Posterior mass on the modelled rules every opponent must reach before the bot best-responds to the models."""
+
+EQUILIBRIUM_ITERATIONS = 100
+"""Regret-matching iterations that solve a finished round for the ``equilibrium`` rule (each round solved once)."""
+
+UNMODELLED = ("uniform", "equilibrium")
+"""The players the bot does not exploit: one at random, and one that plays the solved game."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """One sale round as every seat saw it, with all hands known: what every rule decides from.
+
+    ``pool``: the cheques unseen while the round is played (this round's
+    table excluded), sorted. ``sales_before``: each earlier round's houses
+    by seat (what the expert's own opponent model learns from).
+    """
+
+    hands: tuple[tuple[int, ...], ...]
+    table: tuple[int, ...]
+    pool: tuple[int, ...]
+    won: tuple[int, ...]
+    coins: tuple[int, ...]
+    rounds: int
+    sales_before: tuple[tuple[int, ...], ...]
+    finished_tables: tuple[tuple[int, ...], ...]
+
+    @property
+    def rounds_after(self) -> int:
+        return self.rounds - len(self.sales_before) - 1
+
+
+Choice = Callable[[Position, int], int]
+"""A deterministic rule: the index in ``hands[seat]`` (ascending) the seat sells."""
+
+
+def _rank(x: float, scale: Sequence[float]) -> float:
+    """Where ``x`` stands in ``scale`` from 0 (below all) to 1 (above all); ties count half."""
+    if not scale:
+        return 0.5
+    return sum(1.0 if v < x else 0.5 if v == x else 0.0 for v in scale) / len(scale)
+
+
+def _rank_match(cheque: Callable[[Position], float], scale: Callable[[Position], Sequence[float]]) -> Choice:
+    """The house whose rank in the hand matches the rank of ``cheque`` on ``scale``."""
+
+    def choose(pos: Position, seat: int) -> int:
+        k = len(pos.hands[seat])
+        return round(_rank(cheque(pos), scale(pos)) * (k - 1))
+
+    return choose
+
+
+def _top(pos: Position) -> float:
+    return float(pos.table[-1])
+
+
+def _mean(pos: Position) -> float:
+    return sum(pos.table) / len(pos.table)
+
+
+def _left(pos: Position) -> Sequence[float]:
+    """The cheques not yet won: still unseen or on the table."""
+    return [*pos.pool, *pos.table]
+
+
+def _all(pos: Position) -> Sequence[float]:
+    return CHEQUES
+
+
+def _threshold(t: int) -> Choice:
+    """The highest house when the top cheque is at least ``t``, else the lowest."""
+    return lambda pos, seat: len(pos.hands[seat]) - 1 if pos.table[-1] >= t else 0
+
+
+def _nearest(target: Callable[[Position, int], float]) -> Choice:
+    def choose(pos: Position, seat: int) -> int:
+        hand = pos.hands[seat]
+        t = target(pos, seat)
+        return min(range(len(hand)), key=lambda i: (abs(hand[i] - t), hand[i]))
+
+    return choose
+
+
+def _expert_type(kind: str) -> Choice:
+    """One of the expert's sale types (:func:`forsale.bots.expert.type_choice`)."""
+
+    def choose(pos: Position, seat: int) -> int:
+        n = len(pos.hands)
+        others = [pos.hands[o] for o in range(n) if o != seat]
+        stats = order_stat_means(pos.pool, n) if pos.rounds_after > 0 else None
+        got = type_choice(kind, pos.hands[seat], others, pos.table, stats)
+        assert got is not None
+        return got
+
+    return choose
+
+
+def _expert(pos: Position, seat: int) -> int:
+    """The expert's own sale, with the opponent model it would have learnt from the sales before."""
+    n = len(pos.hands)
+    history = tuple((None, houses) for houses in pos.sales_before)
+    unseen = tuple(sorted(pos.pool + pos.table))
+    posts = sale_posteriors(n, pos.hands, history, pos.finished_tables, unseen, pos.rounds)
+    house = sale_choice(seat, pos.hands, pos.table, pos.pool, pos.rounds_after, posts)
+    return pos.hands[seat].index(house)
+
+
+CHOICES: dict[str, Choice] = {
+    "lowest": lambda pos, seat: 0,
+    "highest": lambda pos, seat: len(pos.hands[seat]) - 1,
+    "median": lambda pos, seat: len(pos.hands[seat]) // 2,
+    "hand_mean": _nearest(lambda pos, seat: sum(pos.hands[seat]) / len(pos.hands[seat])),
+    "rank_top_left": _rank_match(_top, _left),
+    "rank_mean_left": _rank_match(_mean, _left),
+    "rank_top_all": _rank_match(_top, _all),
+    "rank_mean_all": _rank_match(_mean, _all),
+    "threshold_9": _threshold(9),
+    "threshold_12": _threshold(12),
+    "threshold_14": _threshold(14),
+    "match_top": _nearest(lambda pos, seat: 2.0 * pos.table[-1]),
+    "match": _expert_type("match"),
+    "greedy": _expert_type("greedy"),
+    "greedy_now": _expert_type("greedy_now"),
+    "expert": _expert,
+}
+"""The modelled rules: each picks one house from what the seat sees."""
+
+RULES: tuple[str, ...] = (*CHOICES, *UNMODELLED)
+"""Every rule of the library, the modelled ones first."""
+
+PRIOR: dict[str, float] = {
+    **{name: 0.5 / len(CHOICES) for name in CHOICES},
+    "uniform": 0.2,
+    "equilibrium": 0.3,
+}
+"""Half the prior on the unmodelled players: a seat must sell like a rule before it is taken for one."""
+
+
+@lru_cache(maxsize=1024)
+def equilibrium(pos: Position) -> tuple[tuple[float, ...], ...]:
+    """Every seat's strategy in ``pos`` solved as a game with no opponent models (as ``hard`` solves it).
+
+    Deterministic (a generator seeded by the position) and cached: every
+    later decision of the game replays the same finished rounds.
+    """
+    n = len(pos.hands)
+    k = len(pos.hands[0])
+    stats = list(order_stat_means(pos.pool, n)) if k > 1 else None
+    game = SaleRound(pos.hands, pos.table, pos.pool, pos.won, pos.coins, stats, sale_temperature(k - 1), MARGIN_WEIGHT)
+    rng = random.Random(f"forsale-salemodels:{pos}")
+    strategies, _, _ = solve(game, [None] * n, [0.0] * n, rng, lambda t: t < EQUILIBRIUM_ITERATIONS)
+    return tuple(tuple(s) for s in strategies)
+
+
+def noisy(choice: int, k: int) -> list[float]:
+    """A deterministic rule's chances over ``k`` houses: ``1 - EPSILON`` on its choice, the rest spread evenly."""
+    probs = [EPSILON / k] * k
+    probs[choice] += 1.0 - EPSILON
+    return probs
+
+
+def rule_distributions(pos: Position, seat: int, solved: Sequence[float] | None = None) -> dict[str, list[float]]:
+    """Each rule's chance of every house of ``hands[seat]`` (ascending).
+
+    ``solved``: the seat's equilibrium strategy if already known (the current
+    round's comes from the bot's own solve); else it is solved here.
+    """
+    k = len(pos.hands[seat])
+    out = {name: noisy(choice(pos, seat), k) for name, choice in CHOICES.items()}
+    out["uniform"] = [1.0 / k] * k
+    eq = list(solved) if solved is not None else list(equilibrium(pos)[seat])
+    out["equilibrium"] = [(1.0 - EPSILON) * p + EPSILON / k for p in eq]
+    return out
+
+
+@dataclass
+class Fit:
+    """One opponent's posterior over :data:`RULES` and how well its predictions did (log-losses in nats)."""
+
+    posterior: dict[str, float] = field(default_factory=lambda: dict(PRIOR))
+    observed: int = 0
+    log_loss: float = 0.0
+    uniform_loss: float = 0.0
+    rule_loss: dict[str, float] = field(default_factory=lambda: dict.fromkeys(RULES, 0.0))
+
+    @property
+    def modelled(self) -> float:
+        """Posterior mass on the modelled rules (not ``uniform`` nor ``equilibrium``)."""
+        return sum(p for name, p in self.posterior.items() if name not in UNMODELLED)
+
+    def update(self, dists: dict[str, list[float]], sold: int) -> None:
+        """Score the prediction of house index ``sold``, then weigh every rule by its chance of it (Bayes)."""
+        k = len(dists["uniform"])
+        predicted = sum(self.posterior[name] * dists[name][sold] for name in RULES)
+        self.log_loss -= log(max(predicted, 1e-12))
+        self.uniform_loss += log(k)
+        for name in RULES:
+            self.rule_loss[name] -= log(max(dists[name][sold], 1e-12))
+        post = {name: self.posterior[name] * dists[name][sold] for name in RULES}
+        total = sum(post.values())
+        if total > 0:
+            self.posterior = {name: p / total for name, p in post.items()}
+        self.observed += 1
+
+    def predict(self, dists: dict[str, list[float]]) -> tuple[list[float], float]:
+        """The predicted play as ``(model, weight)`` for :func:`forsale.bots.salegame.blend`.
+
+        ``model`` mixes every rule but ``equilibrium`` by the posterior;
+        ``weight`` is their share: the rest is the seat's strategy in the game
+        being solved, which is the equilibrium rule's prediction.
+        """
+        weight = 1.0 - self.posterior["equilibrium"]
+        k = len(dists["uniform"])
+        if weight <= 0:
+            return [1.0 / k] * k, 0.0
+        model = [
+            sum(self.posterior[name] * dists[name][i] for name in RULES if name != "equilibrium") / weight
+            for i in range(k)
+        ]
+        return model, weight
+
+
+def positions(view: View) -> list[tuple[Position, tuple[int, ...]]]:
+    """Every finished sale round of ``view``'s game as it was seen, with the houses each seat sold."""
+    sales = [tuple(houses) for seat, houses in view.history if seat is None]
+    n = view.players
+    held = [list(h) for h in view.hands]
+    for houses in sales:
+        for s, h in enumerate(houses):
+            held[s].append(h)
+    # The cheques unseen while round r was played: those unseen now and every later round's table.
+    pools = []
+    pool = sorted(view.unseen_cheques)
+    for r in range(len(sales) - 1, -1, -1):
+        if r + 1 < len(view.sale_tables):
+            pool = sorted(pool + list(view.sale_tables[r + 1]))
+        pools.append(tuple(pool))
+    pools.reverse()
+    out = []
+    won = [0] * n
+    for r, houses in enumerate(sales):
+        table = tuple(sorted(view.sale_tables[r]))
+        pos = Position(
+            hands=tuple(tuple(sorted(h)) for h in held),
+            table=table,
+            pool=pools[r],
+            won=tuple(won),
+            coins=view.coins,
+            rounds=view.rules.rounds,
+            sales_before=tuple(sales[:r]),
+            finished_tables=tuple(tuple(t) for t in view.sale_tables[:r]),
+        )
+        out.append((pos, houses))
+        order = sorted(houses)
+        for s, h in enumerate(houses):
+            won[s] += table[order.index(h)]
+            held[s].remove(h)
+    return out
+
+
+def current(view: View) -> Position:
+    """The sale round being played now, as a :class:`Position`."""
+    sales = tuple(tuple(houses) for seat, houses in view.history if seat is None)
+    return Position(
+        hands=tuple(tuple(sorted(h)) for h in view.hands),
+        table=tuple(sorted(view.table)),
+        pool=tuple(sorted(view.unseen_cheques)),
+        won=tuple(sum(c) for c in view.cheques_won),
+        coins=view.coins,
+        rounds=view.rules.rounds,
+        sales_before=sales,
+        finished_tables=tuple(tuple(t) for t in view.sale_tables[: len(sales)]),
+    )
+
+
+@lru_cache(maxsize=4096)
+def _finished(pos: Position, seat: int) -> dict[str, list[float]]:
+    """:func:`rule_distributions` of a finished round, cached: every later decision of the game replays it.
+
+    Callers must not change the lists returned."""
+    return rule_distributions(pos, seat)
+
+
+def fit_opponents(view: View) -> list[Fit]:
+    """Per seat, its :class:`Fit` from every sale of its own choosing this game (forced sales teach nothing).
+
+    Reads only public information: the view's deduced hands, the sale
+    history and the tables; the viewing seat's own commitment never enters.
+    """
+    fits = [Fit() for _ in range(view.players)]
+    for pos, houses in positions(view):
+        for s, fit in enumerate(fits):
+            hand = pos.hands[s]
+            if len(hand) > 1:
+                fit.update(_finished(pos, s), hand.index(houses[s]))
+    return fits
+
+
+def exploitable(fits: Sequence[Fit], view: View) -> bool:
+    """The safe-exploitation criterion: every opponent still choosing is well modelled (module docstring)."""
+    seat = view.seat
+    choosing = [s for s in range(view.players) if s != seat and len(view.hands[s]) > 1]
+    return bool(choosing) and all(
+        fits[s].observed > 0 and fits[s].modelled >= EXPLOIT_MASS and fits[s].log_loss < fits[s].uniform_loss
+        for s in choosing
+    )
