@@ -88,7 +88,7 @@ class Node:
 
     def start(self) -> Node:
         cmd = [sys.executable, "-m", "forsale", "serve", "--cluster", "--node", self.name, "--db", self.db]
-        cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "warning"]
+        cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "info"]
         cmd += ["--rest-rate", "100000", "--sockets-per-address", "0"]  # every client is on loopback
         cmd += ["--trusted-proxy", "127.0.0.1", *self.extra]  # HAProxy on loopback
         with open(self.log, "ab") as log:
@@ -223,10 +223,7 @@ class Cluster:
         self.engine = create_engine(normalize_url(db), pool_size=2)
 
     def start(self) -> Cluster:
-        from forsale.server.storage import Storage
-
-        Storage(self.db).close()  # the schema, made once here: nodes starting together would race to make it
-        for node in self.nodes:
+        for node in self.nodes:  # together, on what may be an empty database (the schema is made under a lock)
             node.start()
         for node in self.nodes:
             node.wait_healthy()

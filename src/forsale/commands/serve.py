@@ -7,6 +7,7 @@ import math
 import os
 import socket
 import sys
+from typing import Any
 
 from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
 from ._extras import require
@@ -91,7 +92,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--public-url", metavar="URL", help="this server's address as players reach it, for the links in emails"
     )
-    p.add_argument("--log-level", default="info", help="uvicorn log level (default info)")
+    p.add_argument(
+        "--log-level",
+        default="info",
+        help="log level of the server and uvicorn: debug, info, warning, error (default info)",
+    )
     p.add_argument(
         "--sockets-per-address",
         type=int,
@@ -122,6 +127,27 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dead node's tables wait before another node takes them (default 10)",
     )
     p.set_defaults(run=run)
+
+
+def log_config(level: str) -> dict[str, Any]:
+    """uvicorn's logging configuration, plus the server's own ``forsale`` loggers at ``level``, on stderr.
+
+    uvicorn configures only its own loggers: without this, the ``forsale.*``
+    loggers had no handler, so Python's last-resort handler printed their
+    warnings and dropped every INFO line the docs promise ("took table ...",
+    "cluster node ... started").
+    """
+    import copy
+
+    from uvicorn.config import LOG_LEVELS, LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["forsale"] = {
+        "handlers": ["default"],
+        "level": LOG_LEVELS.get(level.lower(), level.upper()),
+        "propagate": False,
+    }
+    return config
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         ws_ping_interval=30,
         ws_ping_timeout=20,
         access_log=False,
+        log_config=log_config(args.log_level),
         # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: a local client could then
         # claim a new address with every request and never meet a per-address limit.
         http=with_head_deadline(),  # a connection that never finishes its request head is closed

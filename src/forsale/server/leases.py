@@ -29,23 +29,11 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from sqlalchemy import Column, Connection, Float, Integer, String, Table, bindparam, text
+from sqlalchemy import Connection, bindparam, text
 
-from .storage import leases, metadata
+from .storage import leases, nodes
 
 __all__ = ["leases", "nodes", "incarnation", "take", "renew", "release", "drop", "orphans", "beat", "live_nodes"]
-
-nodes = Table(
-    "forsale_nodes",
-    metadata,
-    # One row per node name: its latest heartbeat (database clock) and what it serves, for the
-    # lobby's players online and the cluster page; a node is live while its heartbeat is recent.
-    Column("name", String(64), primary_key=True),
-    Column("owner", String(100), nullable=False),
-    Column("heartbeat_at", Float, nullable=False),
-    Column("tables", Integer, nullable=False),
-    Column("online", Integer, nullable=False),
-)
 
 NOW = "extract(epoch from clock_timestamp())"
 

@@ -191,6 +191,53 @@ def upgrade_schema(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+SCHEMA_LOCK = 0x666F7273616C65  # "forsale" as a number: the advisory lock that serialises schema changes
+"""The key of the PostgreSQL transaction-level advisory lock :func:`migrate` holds (any constant will do, as
+long as every release uses the same one)."""
+
+
+def migrate(engine: Engine) -> None:
+    """Create a new database's tables, or bring an older one up to :data:`metadata`: safe with many at once.
+
+    This is the one migration path: every server and every node runs it at
+    start-up, and nodes of a cluster often start together on an empty
+    database. Without a lock, two of them both see no ``forsale_games`` and
+    both create it; the second fails (``UniqueViolation`` on ``pg_type``).
+
+    Why a lock around :func:`upgrade_schema` rather than Alembic: every change
+    so far is additive and idempotent (a missing table or nullable column is
+    added, nothing is renamed or dropped), so the migration needs no version
+    history, only mutual exclusion. It is provably safe because:
+
+    - **PostgreSQL**: the whole check-and-create runs in one transaction that
+      first takes ``pg_advisory_xact_lock(SCHEMA_LOCK)``. A second node blocks
+      on that statement until the first commits (or rolls back: the lock goes
+      with the transaction, also when the process dies). Under READ COMMITTED
+      each later statement takes a new snapshot, so everything the second node
+      inspects afterwards (``create_all``'s ``checkfirst``, the column lists)
+      includes the first node's committed DDL: it finds the tables there and
+      creates nothing. PostgreSQL's DDL is transactional, so a failed
+      migration leaves nothing half made.
+    - **SQLite**: the same transaction starts with ``BEGIN IMMEDIATE``, which
+      takes the database's write lock at once (SQLite's DDL is transactional
+      too); a second process waits for it (the driver's busy timeout) and then
+      reads the committed schema. Without it the driver would run each
+      ``CREATE TABLE`` outside any transaction, after an unlocked check.
+
+    A future change that is not additive (a rename, a new constraint over old
+    rows) needs versioned steps: that is when Alembic, run under this same
+    lock, becomes worth its weight.
+    """
+    with engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        elif conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+        metadata.create_all(conn)
+        upgrade_schema(conn)
+        conn.commit()
+
+
 events = Table(
     "forsale_events",
     metadata,
@@ -214,6 +261,20 @@ leases = Table(
     Column("node", String(64), nullable=False),
     Column("epoch", Integer, nullable=False),
     Column("expires_at", Float, nullable=False, index=True),
+)
+
+
+nodes = Table(
+    "forsale_nodes",
+    metadata,
+    # One row per node name (forsale.server.leases): its latest heartbeat (database clock) and what it
+    # serves, for the lobby's players online and the cluster page; a node is live while its heartbeat is
+    # recent. Defined here with the others, so that migrate() makes it whichever modules were imported.
+    Column("name", String(64), primary_key=True),
+    Column("owner", String(100), nullable=False),
+    Column("heartbeat_at", Float, nullable=False),
+    Column("tables", Integer, nullable=False),
+    Column("online", Integer, nullable=False),
 )
 
 
@@ -386,9 +447,7 @@ class Storage:
         self.url = normalize_url(url)
         self.backend = make_url(self.url).get_backend_name()
         self.engine = make_engine(self.url)
-        with self.engine.begin() as conn:
-            metadata.create_all(conn)
-            upgrade_schema(conn)
+        migrate(self.engine)
         self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="forsale-db-writer", daemon=True)
         self._thread.start()
