@@ -11,6 +11,7 @@ and nothing a player sent was applied twice.
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections import Counter
 from typing import Any
@@ -143,6 +144,11 @@ def test_a_clean_stop_hands_every_table_over_before_the_node_exits(cluster: Any)
     wait_for(lambda: under_way(cluster, runner, tables), 60, "every game under way")
     victim, on_victim = busiest(cluster, tables)
     cluster.by_name[victim].stop()
+    # At once, as a reconnecting player would: HAProxy still counts the stopped node up for a second or
+    # two, so its connection is refused; "option redispatch 1" sends it to another node at the first retry
+    # (the last retry only, with a plain "option redispatch": that meant ~2 s and a 502).
+    answers = [httpx.get(f"{cluster.balancer.base}/api/tables/{t}", timeout=30) for t in on_victim]
+    assert [a.status_code for a in answers] == [200] * len(on_victim), [a.text[:200] for a in answers]
     held = cluster.sql(
         "SELECT game_id FROM forsale_leases WHERE node = :n AND expires_at > extract(epoch from clock_timestamp())",
         n=victim,
@@ -151,3 +157,12 @@ def test_a_clean_stop_hands_every_table_over_before_the_node_exits(cluster: Any)
     check_all(cluster, runner, bot_seats)
     assert on_victim
     cluster.restart(victim, wait=False)  # it rejoins while the next test runs: its tables move back
+
+
+def test_the_nodes_log_their_start_takeovers_and_stop_at_info(cluster: Any) -> None:
+    """The lines docs/deploy.md shows an operator (forsale serve's own loggers reach its output)."""
+    logs = {node.name: node.log.read_text() for node in cluster.nodes}
+    for name, log in logs.items():
+        assert f"cluster node {name} ({name}/" in log and " started: " in log, log[-2000:]
+    assert any(re.search(r"took table \S+ \(epoch \d+\)", log) for log in logs.values())  # after the kill -9
+    assert any(re.search(r"stopped: \d+ tables released", log) for log in logs.values())  # the clean stop
