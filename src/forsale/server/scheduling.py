@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 import secrets
 import time
 from collections.abc import Callable
@@ -29,16 +30,24 @@ if TYPE_CHECKING:
     from .tables import LiveTable
 
 log = logging.getLogger("forsale.server")
+_DRAW = random.SystemRandom()
+"""The clock's sale choices come from the OS's secret source, as deals do: nobody can predict them."""
 BOT_FAILURES = BadInputLog(log, what="bot failure", level=logging.ERROR)
 """A few lines a minute per bot spec, the worker's whole traceback at debug level."""
 
 
 def safe_action(v: View) -> Action:
-    """What the clock plays for an absent seat: pass in an auction, the lowest house in a sale."""
+    """What the clock plays for an absent seat: pass in an auction, a house drawn at random in a sale.
+
+    Not the lowest house, nor any other rule of the hand: hands are public, and everyone can see
+    that a seat is away or that its clock ran out (``connected``, ``clock.deadlines``), so a fixed
+    choice would tell the others that seat's house before the reveal. A random draw from the hand
+    tells them nothing they did not know (issue 36).
+    """
     legal = v.legal_actions()
     if v.phase == "auction":
         return PASS
-    return min(legal, key=lambda a: a.house)  # type: ignore[union-attr]
+    return _DRAW.choice(legal)
 
 
 class Scheduler:
@@ -192,8 +201,9 @@ class Scheduler:
             v = table.snapshots.view_of(s)
             source = "bot"
             try:
-                action = await table.lobby.runner.act(
-                    seat.bot, v, secrets.randbits(64), table.options.bot_budget, table.id
+                lobby = table.lobby
+                action = await lobby.runner.act(
+                    seat.bot, v, secrets.randbits(64), table.options.bot_budget, table.id, lobby.share_of(table)
                 )
             except BotOverran as overran:  # the clock's move, as for a person who ran out of time
                 log.warning("bot %s at table %s seat %d %s; playing the safe action", seat.bot, table.id, s, overran)

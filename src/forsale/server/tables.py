@@ -323,7 +323,12 @@ class LiveTable:
             return seq
 
     def _event(self, index: int, action: Action, source: str, resolved: bool) -> dict[str, Any]:
-        """The public description of an accepted action (a sale choice names no house until the reveal)."""
+        """The public description of an accepted action (a sale choice names no house until the reveal).
+
+        A sale choice told before the reveal says only that the seat has chosen: its ``source`` is
+        null, whoever made it. Hands are public, so "the clock chose for this absent seat" would
+        narrow down its house for everyone still choosing (issue 36).
+        """
         kind = action.__class__
         event: dict[str, Any] = {"seq": self.seq, "seat": index, "source": source}
         if kind is Bid:
@@ -334,6 +339,8 @@ class LiveTable:
             event["kind"] = "commit"
             if resolved:  # every seat has chosen: the round is revealed, in the public history too
                 event["reveal"] = list(self.state.moves[-1][1])
+            else:
+                event["source"] = None
         return event
 
     def _changed(self, event: dict[str, Any]) -> None:

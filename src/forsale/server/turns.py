@@ -3,7 +3,7 @@
 A table created with a long clock (``turn_limit``, an hour to 30 days a move)
 is played turn by turn: people close the page between moves, absence never
 makes the server act for them (:mod:`forsale.server.scheduling`), and only the
-long clock does, with the same safe move as a live clock (pass, or the lowest
+long clock does, with the same safe move as a live clock (pass, or a random
 house). The phase-2 sale round works the same when the seats choose hours
 apart: each choice is in the event log at once, and nobody learns it before
 every seat has chosen.
@@ -67,7 +67,7 @@ def turn_email(tr: gettext.NullTranslations, name: str, seat: int, link: str, le
         + "\n\n"
         + tr.gettext(
             "You have {left} left; then the safest move is played for you (a pass in an auction, "
-            "your lowest house in a sale)."
+            "a house drawn at random in a sale)."
         ).format(left=left)
         + "\n"
     )

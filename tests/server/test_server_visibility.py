@@ -1,0 +1,137 @@
+"""What a player or a stranger may learn, against a real ``forsale serve`` over real HTTP and WebSockets.
+
+- A sale choice before the reveal says only that the seat has chosen: the choice the server makes for
+  an absent seat looks exactly like a person's (issue 36, point 8).
+- A finished game that is not public (invitation-only, private, solo) shows to its own players only,
+  in every listing, profile, rating history and record (issue 36, point 9; the rule is
+  :mod:`forsale.server.visibility`).
+
+One server (SQLite) for the whole module: starting one costs seconds on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from forsale.actions import PASS
+from forsale.rules import Ruleset
+from forsale.server.scheduling import safe_action
+from forsale.state import Deal, State
+from forsale.view import view
+
+pytestmark = pytest.mark.timeout(180)
+
+PASSWORD = "correct horse battery staple"
+WAIT = 60.0
+"""Seconds any one message may take to come (a deadline, never a sleep: the machine may be loaded)."""
+
+
+@pytest.fixture(scope="module")
+def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    workdir: Path = tmp_path_factory.mktemp("visibility")
+    proc = serve_process(
+        f"sqlite:///{workdir / 'visibility.sqlite3'}", workdir, "--grace", "0.2", "--rest-rate", "1000000"
+    ).start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+def receive(ws: ClientConnection, *types: str) -> dict[str, Any]:
+    """The next message of one of ``types`` (others skipped; an error fails the test)."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {types} message within {WAIT} s"
+        message = json.loads(ws.recv(timeout=left))
+        assert message["type"] != "error", message
+        if message["type"] in types:
+            return message
+
+
+def account(server: Any, name: str) -> httpx.Client:
+    """A client signed in as a new account ``name`` (its cookie kept; same-origin, as the page's requests)."""
+    client = httpx.Client(base_url=server.base, headers={"Origin": server.base}, timeout=30)
+    made = client.post("/api/signup", json={"name": name, "password": PASSWORD})
+    assert made.status_code == 201, made.text
+    return client
+
+
+# -- point 8: an absent seat's sale choice ---------------------------------------------------------
+def test_a_sale_choice_made_for_an_absent_seat_looks_like_anyone_elses(server: Any) -> None:
+    """Three seats; seat 2 joined and went away, so the server chooses for it after its (0.2 s) grace.
+
+    In each sale round seat 0 chooses once it has seen seat 2's choice, and seat 1 (and a spectator)
+    record every choice told before the reveal: the server's choice for the absent seat and seat 0's
+    own must be told the same way, or everyone still choosing learns which house the server sold.
+    """
+    base = server.base
+    table = httpx.post(base + "/api/tables", json={"players": 3}).json()["table"]["id"]
+    tokens = [httpx.post(f"{base}/api/tables/{table}/join", json={"seat": s}).json()["token"] for s in range(3)]
+    url = f"{server.ws}/ws/tables/{table}"
+    told: dict[str, list[dict[str, Any]]] = {"seat 1": [], "spectator": []}
+    with connect(url) as first, connect(url) as second, connect(url) as watcher:
+        for ws, token in ((first, tokens[0]), (second, tokens[1]), (watcher, None)):
+            ws.send(json.dumps({"type": "hello", **({"token": token} if token else {})}))
+        views = [receive(first, "welcome")["view"], receive(second, "welcome")["view"]]
+        receive(watcher, "welcome")
+        rounds = 0
+        while views[0]["phase"] != "over" and rounds < 2:
+            if views[0]["phase"] == "auction":
+                actor = views[0]["to_act"][0]
+                if actor in (0, 1):
+                    (first, second)[actor].send(json.dumps({"type": "act", "action": {"pass": True}}))
+                    receive((first, second)[actor], "ack")
+                states = [receive(first, "state"), receive(second, "state"), receive(watcher, "state")]
+                views = [states[0]["view"], states[1]["view"]]
+                continue
+            # A sale round: the absent seat 2 is chosen for first (its grace is long over), then seat 0.
+            rounds += 1
+            pending = set(views[0]["to_act"])
+            assert pending == {0, 1, 2}, views[0]
+            while pending - {0, 1}:
+                states = [receive(first, "state"), receive(second, "state"), receive(watcher, "state")]
+                events = [s["event"] for s in states]
+                assert events[0] == events[1] == events[2] and events[0]["seat"] == 2, events
+                told["seat 1"].append(states[1]["event"])
+                told["spectator"].append(states[2]["event"])
+                pending.discard(2)
+            first.send(json.dumps({"type": "act", "action": states[0]["view"]["legal"][0]}))
+            receive(first, "ack")
+            states = [receive(first, "state"), receive(second, "state"), receive(watcher, "state")]
+            assert states[1]["event"]["seat"] == 0 and "reveal" not in states[1]["event"], states[1]["event"]
+            told["seat 1"].append(states[1]["event"])
+            told["spectator"].append(states[2]["event"])
+            second.send(json.dumps({"type": "act", "action": states[1]["view"]["legal"][-1]}))
+            receive(second, "ack")
+            states = [receive(first, "state"), receive(second, "state"), receive(watcher, "state")]
+            assert "reveal" in states[1]["event"]  # the last choice reveals the round
+            views = [states[0]["view"], states[1]["view"]]
+    assert rounds == 2
+    for who, events in told.items():
+        away = [{k: v for k, v in e.items() if k not in ("seq", "seat")} for e in events if e["seat"] == 2]
+        person = [{k: v for k, v in e.items() if k not in ("seq", "seat")} for e in events if e["seat"] == 0]
+        assert len(away) == len(person) == 2, (who, events)
+        assert away == person == [{"kind": "commit", "source": None}] * 2, (who, events)
+
+
+def test_the_clock_sells_a_house_drawn_at_random_not_one_the_others_can_name() -> None:
+    """Hands are public and so is a seat's absence (``connected``, ``clock.deadlines``): a fixed rule such as
+    "the lowest house" would name the house the server sold for it. Every house of the hand comes up."""
+    state = State(Ruleset.parse(None, 3), Deal.random(Ruleset.parse(None, 3), random.Random(3)))
+    while state.phase == "auction":
+        state.push(state.seats_to_act()[0], PASS)
+    hand = {action.house for action in view(state, 0).legal_actions()}  # type: ignore[union-attr]
+    assert len(hand) >= 3
+    drawn = {safe_action(view(state, 0)).house for _ in range(300)}  # type: ignore[union-attr]
+    assert drawn == hand  # each of 300 draws misses a given house with odds (1 - 1/|hand|): never in practice
