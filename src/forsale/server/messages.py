@@ -30,6 +30,7 @@ from pydantic import (
 
 from ..actions import PASS, Action, bid
 from ..actions import Sell as _Sell
+from .names import EMOJI_SELECTORS, HIDDEN_RANGES, hidden, regex_ranges, shows
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """Larger WebSocket messages and request bodies are refused."""
@@ -56,20 +57,27 @@ around them backwards on every screen (``\u202e`` makes ``Ann`` read ``nnA`` and
 
 
 def _plain(text: str) -> str:
-    """``text`` if it is a name people can read: not blank, no control or direction-override characters."""
-    if not text.strip():
-        raise ValueError("must hold something besides spaces")
+    """``text`` if it is a name people can read: not blank, no control, direction or invisible characters.
+
+    Invisible ones (zero-width spaces, joiners, Hangul fillers, the braille blank...: :mod:`forsale.server.names`)
+    would make two names that read the same, or a name that reads as nothing."""
     if any(unicodedata.category(ch) == "Cc" for ch in text):
         raise ValueError("must hold no control characters (line breaks, tabs, bells...)")
     if any(ch in BIDI_CONTROLS for ch in text):
         raise ValueError("must hold no direction-override characters")
+    if any(hidden(ch) for ch in text):
+        raise ValueError("must hold no invisible characters (zero-width or format characters, blank letters...)")
+    if not any(shows(ch) for ch in text):
+        raise ValueError("must hold something besides spaces")
     return text
 
 
-_NOT_IN_NAMES = "\\x00-\\x1f\\x7f-\\x9f" + "".join(f"\\u{ord(ch):04x}" for ch in sorted(BIDI_CONTROLS))
-NAME_PATTERN = f"^[^{_NOT_IN_NAMES}]*[^\\s{_NOT_IN_NAMES}][^{_NOT_IN_NAMES}]*$"
+_NOT_IN_NAMES = "\\x00-\\x1f\\x7f-\\x9f" + regex_ranges(HIDDEN_RANGES)  # the direction controls are hidden too
+_NOT_SHOWN = "\\s" + _NOT_IN_NAMES + "".join(f"\\u{ord(ch):04x}" for ch in sorted(EMOJI_SELECTORS))
+NAME_PATTERN = f"^[^{_NOT_IN_NAMES}]*[^{_NOT_SHOWN}][^{_NOT_IN_NAMES}]*$"
 """What :func:`_plain` accepts, as a regular expression for the OpenAPI schema, so clients (and fuzzers)
-read from the schema which names are refused; the checks stay in :func:`_plain`, for messages in words."""
+read from the schema which names are refused; the checks stay in :func:`_plain`, for messages in words.
+(Characters beyond the first plane are written ``\\U0001xxxx``, as Python's and the fuzzers' expressions read.)"""
 
 Name = Annotated[
     Text, Field(min_length=1, max_length=40, json_schema_extra={"pattern": NAME_PATTERN}), AfterValidator(_plain)
@@ -349,8 +357,18 @@ class ChangePassword(_Strict):
     new_password: Password
 
 
-Email = Annotated[Text, Field(max_length=254, pattern=r"^[^@\s<>\"]{1,64}@[^@\s<>\"]{1,189}$")]
-"""An address to send turn notifications to: one ``@``, no spaces or angle brackets (no header injection)."""
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_LOCAL = rf"{_ATEXT}(?:[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~.-]{{0,62}}{_ATEXT})?"  # 1-64, no dot at either end
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+EMAIL_PATTERN = rf"^{_LOCAL}@{_LABEL}(?:\.{_LABEL})+$"
+"""One plain address, ``local@domain.tld``: RFC 5322's atoms in ASCII before the ``@`` (at most 64), DNS labels
+after it.
+
+Nothing else: no display name, no comment, no quoted local part, no second address (``a@x.org,b@y.org``),
+no space, control, format or zero-width character (the server once handed ``RCPT TO:<...\\x00>`` to the mail
+server). An internationalised domain is written in its ASCII form (``xn--...``)."""
+Email = Annotated[Text, Field(max_length=254, pattern=EMAIL_PATTERN)]
+"""An address to send turn notifications to (:data:`EMAIL_PATTERN`); stored unconfirmed until its link is opened."""
 
 
 Language = Literal["en", "fr", "nl", "it", "de"]
