@@ -105,6 +105,28 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="WebSockets one client address may hold open at once (default 256; 0: no limit)",
     )
     p.add_argument(
+        "--tables-per-client",
+        type=int,
+        metavar="N",
+        default=None,
+        help="tables one client (account, else address) may have waiting for players at once (default 5; 0: no limit)",
+    )
+    p.add_argument(
+        "--bot-tables-per-client",
+        type=int,
+        metavar="N",
+        default=None,
+        help="tables of bots only one client may have playing at once (default 3; 0: no limit)",
+    )
+    p.add_argument(
+        "--waiting-expiry",
+        type=seconds,
+        default=None,
+        metavar="SECONDS",
+        help="seconds a table waiting for players stays open with nobody connected to it (default 1800; "
+        "at a table with a long clock, at least its turn limit)",
+    )
+    p.add_argument(
         "--trusted-proxy",
         metavar="ADDRESSES",
         default="",
@@ -156,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..server import collector, create_app
+    from ..server.fairshare import BOT_TABLES, OPEN_TABLES, WAITING_EXPIRY
     from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
     from ..server.slowclients import with_head_deadline
@@ -181,6 +204,13 @@ def run(args: argparse.Namespace) -> int:
             f"forsale serve: --sockets-per-address must be 0 or more, not {args.sockets_per_address}", file=sys.stderr
         )
         return 2
+    for flag, limit in (
+        ("--tables-per-client", args.tables_per_client),
+        ("--bot-tables-per-client", args.bot_tables_per_client),
+    ):
+        if limit is not None and limit < 0:
+            print(f"forsale serve: {flag} must be 0 or more, not {limit}", file=sys.stderr)
+            return 2
     if args.smtp:
         try:
             SmtpSettings.parse(args.smtp)
@@ -206,6 +236,11 @@ def run(args: argparse.Namespace) -> int:
         sockets_per_address=(
             SOCKETS_PER_ADDRESS if args.sockets_per_address is None else (args.sockets_per_address or None)
         ),
+        tables_per_client=OPEN_TABLES if args.tables_per_client is None else (args.tables_per_client or None),
+        bot_tables_per_client=BOT_TABLES
+        if args.bot_tables_per_client is None
+        else (args.bot_tables_per_client or None),
+        waiting_expiry=args.waiting_expiry or WAITING_EXPIRY,
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)
     print(f"forsale: serving on http://{args.host}:{args.port}  (database {args.db})", file=sys.stderr, flush=True)

@@ -48,6 +48,7 @@ from .accounts import Accounts
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .cluster import ClusterConfig, ClusterLobby
+from .fairshare import WAITING_EXPIRY, Limits
 from .lobby import Lobby, Options
 from .mailer import Mailer, SmtpSettings
 from .messages import (
@@ -229,6 +230,9 @@ def create_app(
     cluster: ClusterConfig | None = None,
     analysis_budget: int = DEFAULT_ANALYSIS_BUDGET,
     sockets_per_address: int | None = None,
+    tables_per_client: int | None = None,
+    bot_tables_per_client: int | None = None,
+    waiting_expiry: float | None = WAITING_EXPIRY,
 ) -> FastAPI:
     """The server application.
 
@@ -254,13 +258,28 @@ def create_app(
     ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.routes_analysis`).
     ``sockets_per_address``: WebSockets one client address may hold open at once (``None``: any number;
     ``forsale serve`` sets :data:`~forsale.server.sockets.SOCKETS_PER_ADDRESS` unless told otherwise).
+    ``tables_per_client``/``bot_tables_per_client``: tables one client (account, else address) may have
+    waiting for players / of bots only playing at once (``None``: any number; ``forsale serve`` sets
+    :data:`~forsale.server.fairshare.OPEN_TABLES` and :data:`~forsale.server.fairshare.BOT_TABLES`);
+    ``waiting_expiry``: seconds a waiting table nobody is connected to stays open (``None``: for ever).
+    See :mod:`forsale.server.fairshare`.
     """
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
         raise ValueError(f"need 0 < bot_budget <= max_bot_time < inf, not {bot_budget!r} and {max_bot_time!r}")
     mailer = Mailer(SmtpSettings.parse(smtp_url), mail_from) if smtp_url else None  # a bad URL fails now
+    for name, limit in (("tables_per_client", tables_per_client), ("bot_tables_per_client", bot_tables_per_client)):
+        if limit is not None and limit < 1:
+            raise ValueError(f"{name} must be at least 1 (or None: no limit), not {limit!r}")
+    if waiting_expiry is not None and not 0 < waiting_expiry < math.inf:
+        raise ValueError(f"waiting_expiry must be a positive number of seconds (or None), not {waiting_expiry!r}")
     options = Options(
-        grace=grace, bot_delay=bot_delay, bot_budget=bot_budget, fallback_bot=fallback_bot, max_bot_time=max_bot_time
+        grace=grace,
+        bot_delay=bot_delay,
+        bot_budget=bot_budget,
+        fallback_bot=fallback_bot,
+        max_bot_time=max_bot_time,
+        limits=Limits(tables_per_client, bot_tables_per_client, waiting_expiry),
     )
 
     @contextlib.asynccontextmanager

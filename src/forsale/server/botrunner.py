@@ -17,10 +17,24 @@ Anyone may put a bot at a table, so what a bot may cost is bounded twice:
   replaces it) and :class:`BotOverran` is raised, so the table plays the
   clock's safe move instead.
 
-And workers are shared fairly: a table has at most one decision in the
-workers at a time, and tables waiting for a worker take turns, so with two
-workers or more no table can keep another's bots waiting at all, and with
-one a table waits at most one decision per table ahead of it.
+And workers are shared fairly (:class:`Share`), between clients first and
+tables second, because one client may hold many tables:
+
+- a table has at most one decision in the workers at a time;
+- work where a person waits (a table with someone seated, a hint) goes
+  before background work (a table of bots only, a post-game analysis);
+- among those, the client (:attr:`Share.owner`: an account, else an
+  address) served least recently goes first, then its table served least
+  recently: round robin per client, then per table;
+- with two workers or more, no client may hold every worker, and
+  background work never does either: one worker is always left for
+  someone else's table where a person waits. A newcomer's bot therefore
+  starts at once, whatever one client has running, unless other clients'
+  people-tables hold the workers, and then it waits for one decision.
+
+A worker is never stopped to make room (a decision is short, at most
+:attr:`BotRunner.deadline`), so with one worker none can be kept back and
+a table waits at most one decision per client ahead of it.
 """
 
 from __future__ import annotations
@@ -34,8 +48,9 @@ import math
 import multiprocessing
 import random
 import traceback
-from collections import OrderedDict, deque
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -201,12 +216,36 @@ class _Worker:
             self.loop.run_in_executor(None, self.process.join, 10)
 
 
+@dataclass(frozen=True)
+class Share:
+    """Whose share of the workers a decision or a job is, and whether a person waits on it.
+
+    ``owner``: the client the table (or the request) belongs to, any hashable key
+    (:func:`forsale.server.fairshare.client_key`); ``background``: nobody seated waits
+    for it (a table of bots only, an analysis), so it never goes ahead of work where
+    someone does, and never takes the worker left for them.
+    """
+
+    owner: object
+    background: bool = False
+
+
+class _Ticket:
+    """A decision or job waiting for a worker."""
+
+    __slots__ = ("background", "future", "key", "order", "owner")
+
+    def __init__(self, key: object, share: Share, order: int) -> None:
+        self.key, self.owner, self.background, self.order = key, share.owner, share.background, order
+        self.future: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
+
+
 class BotRunner:
     """Runs bot decisions: inline for the names in ``inline``, else in ``workers`` worker processes.
 
     ``max_time``: the most seconds a bot may think per decision (see the
-    module docstring for how it is enforced). Workers start when the first
-    decision needs one.
+    module docstring for how it is enforced, and for how workers are shared).
+    Workers start when the first decision needs one.
     """
 
     def __init__(
@@ -224,31 +263,42 @@ class BotRunner:
         self.deadline = max_time * OVERRUN + SLACK
         self._workers: set[_Worker] = set()  # alive: starting, idle or busy
         self._idle: list[_Worker] = []
-        self._queues: OrderedDict[object, deque[asyncio.Future[_Worker]]] = OrderedDict()  # table -> waiting
+        self._waiting: list[_Ticket] = []  # in arrival order; few (one per table and seat thinking at most)
         self._busy: set[object] = set()  # tables with a decision in a worker
+        self._held: Counter[object] = Counter()  # owner -> workers it holds now
+        self._background = 0  # workers held by background work
+        self._queued: Counter[object] = Counter()  # owner or table -> its tickets waiting or running
+        self._served: dict[object, int] = {}  # owner or table -> when it last got a worker (a count of hand-outs)
+        self._handed = 0
         self._closed = False
 
-    async def act(self, spec: str, v: View, seed: int, budget: float | None, table: object = None) -> Action:
-        """One decision for ``table`` (any hashable key; None: a key of its own).
+    async def act(
+        self, spec: str, v: View, seed: int, budget: float | None, table: object = None, share: Share | None = None
+    ) -> Action:
+        """One decision for ``table`` (any hashable key; None: a key of its own), in ``share``'s turn
+        (default: the table is its own client, and a person waits).
 
         Raises :class:`BotOverran` past the deadline, :class:`BotFailed` if
         the bot raised or its worker died.
         """
         if spec.split(":", 1)[0] in self.inline:
             return think(spec, v, seed, budget)
-        action: Action = await self._call((spec, v, seed, budget), table, self.deadline)
+        action: Action = await self._call((spec, v, seed, budget), table, self.deadline, share)
         return action
 
-    async def job(self, name: str, args: tuple[Any, ...], table: object, deadline: float) -> Any:
-        """Run job ``name`` of :data:`JOBS` in a worker, in ``table``'s turn like its bots' decisions.
+    async def job(
+        self, name: str, args: tuple[Any, ...], table: object, deadline: float, share: Share | None = None
+    ) -> Any:
+        """Run job ``name`` of :data:`JOBS` in a worker, in ``table``'s and ``share``'s turn like bots' decisions.
 
         ``deadline``: seconds it may run before its worker is stopped (:class:`BotOverran`).
         """
-        return await self._call((name, *args), table, deadline)
+        return await self._call((name, *args), table, deadline, share)
 
-    async def _call(self, job: tuple[Any, ...], table: object, deadline: float) -> Any:
+    async def _call(self, job: tuple[Any, ...], table: object, deadline: float, share: Share | None) -> Any:
         key = object() if table is None else table
-        worker = await self._take(key)
+        ticket = _Ticket(key, share or Share(key), self._handed)
+        worker = await self._take(ticket)
         try:
             kind, value = await worker.call(job, deadline)
         except TimeoutError:
@@ -260,39 +310,82 @@ class BotRunner:
         else:
             self._give(worker)
         finally:
-            self._busy.discard(key)
+            self._release(ticket)
             self._dispatch()
         if kind == "error":
             raise BotFailed(value)
         return value
 
-    async def _take(self, key: object) -> _Worker:
-        ticket: asyncio.Future[_Worker] = asyncio.get_running_loop().create_future()
-        self._queues.setdefault(key, deque()).append(ticket)
+    async def _take(self, ticket: _Ticket) -> _Worker:
+        self._waiting.append(ticket)
+        self._queued[ticket.owner] += 1
+        self._queued[ticket.key] += 1
         self._start_workers()
         self._dispatch()
         try:
-            return await ticket
+            return await ticket.future
         except asyncio.CancelledError:
-            if ticket.done() and not ticket.cancelled():  # handed a worker just as we were cancelled
-                self._busy.discard(key)
-                self._give(ticket.result())
+            if ticket.future.done() and not ticket.future.cancelled():  # handed a worker just as we were cancelled
+                worker = ticket.future.result()
+                self._release(ticket)
+                self._give(worker)
+            else:
+                with contextlib.suppress(ValueError):
+                    self._waiting.remove(ticket)
+                self._forget(ticket)
             raise
 
+    def _may_take(self, ticket: _Ticket) -> bool:
+        """Whether ``ticket`` may have a worker now: its table has none, and (with two workers or more) one
+        is still left afterwards for another client's table where a person waits."""
+        if ticket.key in self._busy:
+            return False
+        if self.size < 2:
+            return True
+        spare = self.size - 1
+        return self._held[ticket.owner] < spare and (not ticket.background or self._background < spare)
+
+    def _rank(self, ticket: _Ticket) -> tuple[bool, int, int, int]:
+        """Who goes first: a person waiting, then the client served least recently, then its table, then the oldest."""
+        served = self._served
+        return (ticket.background, served.get(ticket.owner, -1), served.get(ticket.key, -1), ticket.order)
+
     def _dispatch(self) -> None:
-        """Hand idle workers to waiting tables, in turn, one decision per table at a time."""
-        while self._idle and self._queues:
-            key = next((k for k in self._queues if k not in self._busy), None)
-            if key is None:
+        """Hand idle workers to waiting decisions, fairly (see the module docstring)."""
+        while self._idle and self._waiting:
+            best: _Ticket | None = None
+            for ticket in self._waiting:
+                if self._may_take(ticket) and (best is None or self._rank(ticket) < self._rank(best)):
+                    best = ticket
+            if best is None:
                 return
-            queue = self._queues.pop(key)
-            ticket = queue.popleft()
-            if queue:
-                self._queues[key] = queue  # back of the line: the other tables go first
-            if ticket.done():  # its caller was cancelled
+            self._waiting.remove(best)
+            if best.future.done():  # its caller was cancelled
+                self._forget(best)
                 continue
-            self._busy.add(key)
-            ticket.set_result(self._idle.pop())
+            self._handed += 1
+            self._served[best.owner] = self._served[best.key] = self._handed
+            self._busy.add(best.key)
+            self._held[best.owner] += 1
+            self._background += best.background
+            best.future.set_result(self._idle.pop())
+
+    def _release(self, ticket: _Ticket) -> None:
+        """A ticket's worker is back (or gone): its table and client may have another."""
+        self._busy.discard(ticket.key)
+        self._held[ticket.owner] -= 1
+        if self._held[ticket.owner] <= 0:
+            del self._held[ticket.owner]
+        self._background -= ticket.background
+        self._forget(ticket)
+
+    def _forget(self, ticket: _Ticket) -> None:
+        """Drop what is kept of a client or table with nothing waiting or running (memory stays bounded)."""
+        for k in (ticket.owner, ticket.key):
+            self._queued[k] -= 1
+            if self._queued[k] <= 0:
+                del self._queued[k]
+                self._served.pop(k, None)
 
     def _give(self, worker: _Worker) -> None:
         if worker in self._workers:
@@ -327,7 +420,6 @@ class BotRunner:
             self._workers.discard(worker)
             worker.kill()
         self._idle.clear()
-        for queue in self._queues.values():
-            for ticket in queue:
-                ticket.cancel()
-        self._queues.clear()
+        for ticket in self._waiting:
+            ticket.future.cancel()
+        self._waiting.clear()

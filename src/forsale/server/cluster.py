@@ -202,6 +202,15 @@ class ClusterLobby(Lobby):
                 self._gone.add(table.id)
             self._chore(self._db(lambda conn: leases.drop(conn, table.id, self.owner, epoch)))
 
+    def expired(self, table: LiveTable) -> None:
+        """An abandoned waiting table was closed: its lease goes, and the other nodes stop listing it."""
+        epoch = self.held.pop(table.id, None)
+        self._dirty.discard(table.id)
+        if not table.private:
+            self._gone.add(table.id)
+        if epoch is not None:
+            self._chore(self._db(lambda conn: leases.drop(conn, table.id, self.owner, epoch)))
+
     def listing(self) -> list[dict[str, Any]]:
         here = super().listing()
         mine = {t["id"] for t in here}
@@ -238,7 +247,7 @@ class ClusterLobby(Lobby):
         try:
             while True:
                 state = await self._db(status)
-                if state is None:
+                if state is None or state == "expired":  # expired: closed for good (Lobby.expire)
                     return None
                 if state == "over":
                     return await super().get(table_id)  # read-only: a finished game needs no lease
@@ -311,6 +320,7 @@ class ClusterLobby(Lobby):
         adopted = await self._sweep()
         self._tasks += [asyncio.create_task(self._heartbeat()), asyncio.create_task(self._publisher())]
         self.healthy = True
+        self.start_expiry()
         log.info("cluster node %s (%s) started: %d tables taken", self.node, self.owner, adopted)
         return adopted
 

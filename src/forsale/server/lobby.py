@@ -9,18 +9,20 @@ from the OS's secret source and stores the game before it goes live.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ForSaleError
 from ..rules import Ruleset
 from ..state import Deal
-from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, validate_spec
+from .botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
+from .fairshare import Limits, Shares
 from .invites import invite_link
 from .messages import CreateTable, Solo
 from .refused import Refused
@@ -42,6 +44,7 @@ class Options:
     fallback_bot: str | None = None
     max_bot_time: float = DEFAULT_MAX_TIME
     rematch_timeout: float = 300.0  # seconds a rematch offer waits for every seat (forsale.server.rematch)
+    limits: Limits = field(default_factory=Limits)  # tables per client, expiry (forsale.server.fairshare)
 
 
 class Lobby:
@@ -54,6 +57,50 @@ class Lobby:
         self.turns = turns or TurnNotices(storage)  # "your turn" emails, when the server has a mailer
         self.tables: dict[str, LiveTable] = {}
         self._finished: OrderedDict[str, LiveTable] = OrderedDict()
+        self.shares = Shares(options.limits)  # whose table is whose (forsale.server.fairshare)
+        self._expiring: asyncio.Task[None] | None = None
+
+    def share_of(self, table: LiveTable) -> Share:
+        """Whose turn at the bot workers ``table``'s decisions are (:mod:`forsale.server.fairshare`)."""
+        return self.shares.share(table)
+
+    def start_expiry(self) -> None:
+        """Start closing abandoned waiting tables (once; :meth:`expire`)."""
+        if self._expiring is None and self.options.limits.expiry is not None:
+            self._expiring = asyncio.get_running_loop().create_task(self._expire_abandoned())
+
+    async def _expire_abandoned(self) -> None:
+        expiry = self.options.limits.expiry
+        assert expiry is not None
+        every = min(60.0, max(0.05, expiry / 4))  # a table goes between expiry and expiry + every seconds
+        while True:
+            await asyncio.sleep(every)
+            for table in self.shares.abandoned(self.tables):
+                try:
+                    await self.expire(table)
+                except Exception:  # one table's failure must not stop the sweeping
+                    log.exception("table %s could not be expired", table.id)
+
+    async def expire(self, table: LiveTable) -> bool:
+        """Close a waiting table nobody is connected to: it leaves the lobby for good (status ``expired``)."""
+        async with table.lock:
+            if table.closed or table.status != "waiting" or table.connections():
+                return False
+            try:
+                await table.write(Storage.op_update_game(table.id, status="expired"))
+            except Refused:  # it moved to another node of the cluster
+                return False
+            table.status = "expired"
+            table.close()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+        self.shares.quiet_since.pop(table.id, None)
+        self.expired(table)
+        log.info("table %s expired: it waited for players with nobody connected", table.id)
+        return True
+
+    def expired(self, table: LiveTable) -> None:
+        """A waiting table was closed for good (a cluster lets its lease go)."""
 
     def fallback_bot(self) -> str:
         return self.options.fallback_bot or default_bot()
@@ -76,6 +123,7 @@ class Lobby:
     async def start(self) -> int:
         """Resume every unfinished game from the database; returns how many."""
         stored = await self.storage.run(Storage.op_load_unfinished())
+        stored = [game for game in stored if game.status != "expired"]
         for game in stored:
             try:
                 table = LiveTable(game, self)
@@ -87,9 +135,12 @@ class Lobby:
                 table.scheduler.schedule()
         if stored:
             log.info("resumed %d unfinished tables", len(stored))
+        self.start_expiry()
         return len(stored)
 
     def close(self) -> None:
+        if self._expiring is not None:
+            self._expiring.cancel()
         for table in list(self.tables.values()) + list(self._finished.values()):
             table.close()
 
@@ -113,7 +164,7 @@ class Lobby:
         if len(table_id) > 32:
             return None
         stored = await self.storage.run(Storage.op_load(table_id))
-        if stored is None:
+        if stored is None or stored.status == "expired":  # an abandoned waiting table, closed for good
             return None
         table = self.tables.get(table_id)  # loaded meanwhile by another request
         if table is None:
@@ -144,8 +195,12 @@ class Lobby:
             for r in rows
         ]
 
-    async def create(self, body: CreateTable) -> dict[str, Any]:
-        """Create a table (see ``POST /api/tables``); the creator gets a token to manage it."""
+    async def create(self, body: CreateTable, owner: str | None = None) -> dict[str, Any]:
+        """Create a table (see ``POST /api/tables``); the creator gets a token to manage it.
+
+        ``owner``: the creating client (:func:`forsale.server.fairshare.client_key`), whose tables are counted
+        against the limits and whose bots share the workers as one (``None``: the table is its own owner).
+        """
         n = body.players
         rules_spec = body.rules.model_dump() if hasattr(body.rules, "model_dump") else body.rules  # type: ignore[union-attr]
         try:
@@ -203,7 +258,16 @@ class Lobby:
         )
         if body.invite_only:
             invite, game.invite_hash = new_token()  # the code is shared in the invitation link; we keep its hash
-        table = await self.add(game)
+        if owner is not None:  # refused here, before anything is stored, if the owner holds too many already
+            bots_only = all(s.kind == "bot" for s in seats)
+            self.shares.claim(self.tables, owner, game.id, game.status == "waiting", bots_only)
+        try:
+            table = await self.add(game)
+        except BaseException:
+            self.shares.created(game.id, ok=False)
+            raise
+        self.shares.created(game.id, ok=True)
+        self.start_expiry()
         out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
         if seat_token is not None:
             out.update(seat=humans[0], token=seat_token)
@@ -220,7 +284,7 @@ class Lobby:
             table.scheduler.schedule()
         return table
 
-    async def solo(self, body: Solo) -> dict[str, Any]:
+    async def solo(self, body: Solo, owner: str | None = None) -> dict[str, Any]:
         """One person at seat 0, bots everywhere else, the game under way at once."""
         n = body.players
         if body.bots is not None:
@@ -242,5 +306,6 @@ class Lobby:
                 join=True,
                 player_name=body.player_name,
                 rated=body.rated,
-            )
+            ),
+            owner,
         )

@@ -4,7 +4,11 @@
 :func:`forsale.bots.analysis.analyse`, in the bot worker processes (a job
 of :meth:`forsale.server.botrunner.BotRunner.job`: the chart, then each
 human seat's decisions, one job each so that other tables' bots take turns
-with it), never on the event loop; the result is kept with the game
+with it), never on the event loop. The jobs are background work in the
+share of the client who asked (:class:`~forsale.server.botrunner.Share`):
+they never go ahead of a table where a person waits, never hold every
+worker, and one client asking for many analyses at once has them computed
+one after another, in turn with everyone else's work; the result is kept with the game
 (``forsale_analyses``), so it is computed once for every later viewer, on
 any node, after any restart. The first request starts it and is answered
 ``202 {"status": "pending"}``; the page asks again until it is ready. The
@@ -38,11 +42,12 @@ from sqlalchemy import Connection, insert, select
 
 from ..bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
 from .accounts import check_owner
-from .botrunner import BotFailed, BotOverran
+from .botrunner import BotFailed, BotOverran, Share
+from .fairshare import client_key
 from .invites import readable
 from .messages import TokenBody
 from .refused import Refused
-from .rest import accounts_of, body, body_of, errors, seat_held, table_of
+from .rest import accounts_of, address, body, body_of, errors, seat_held, table_of
 from .storage import Storage, analyses
 
 log = logging.getLogger("forsale.server")
@@ -92,44 +97,47 @@ def op_save(game_id: str, budget: int, data: dict[str, Any]) -> Callable[[Connec
 
 
 # -- computing ----------------------------------------------------------------------------
-async def _compute(table: Any, budget: int) -> None:
-    """Analyse ``table``'s finished game in the bot workers and store it."""
+async def _compute(table: Any, budget: int, owner: str) -> None:
+    """Analyse ``table``'s finished game in the bot workers, in ``owner``'s share, and store it."""
     record = table.record()
     humans = [s.index for s in table.seats if s.kind == "human"]
     runner = table.lobby.runner
     started = time.monotonic()
-    data = await runner.job("job:analysis", (record, [], budget, SEED, True), table, JOB_DEADLINE)
+    share = Share(owner, background=True)  # nobody's move waits on it: live tables where people wait go first
+    data = await runner.job("job:analysis", (record, [], budget, SEED, True), table, JOB_DEADLINE, share)
     data["seats"] = humans
     for seat in humans:
-        part = await runner.job("job:analysis", (record, [seat], budget, SEED, False), table, JOB_DEADLINE)
+        part = await runner.job("job:analysis", (record, [seat], budget, SEED, False), table, JOB_DEADLINE, share)
         data["decisions"].extend(part["decisions"])
         data["costliest"].update(part["costliest"])
     await table.storage.run(op_save(table.id, budget, data))
     log.info("analysis of table %s: %d seats in %.1f s", table.id, len(humans), time.monotonic() - started)
 
 
-def _start(request: Request, table: Any) -> None:
+def _start(request: Request, table: Any, owner: str) -> None:
     running = _running(request)
     task = running.get(table.id)
     if task is not None and not task.done():
         return
     if task is not None and not task.cancelled() and task.exception() is not None:
         log.error("analysis of table %s failed: %s; trying again", table.id, task.exception())
-    task = asyncio.get_running_loop().create_task(_compute(table, analysis_budget(request)))
+    task = asyncio.get_running_loop().create_task(_compute(table, analysis_budget(request), owner))
     running[table.id] = task
     task.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved: no "never retrieved"
 
 
-async def _viewer(request: Request, table: Any, token: str | None) -> int | None:
-    """The seat of whoever asks: the one ``token`` holds, else the signed-in account's; ``None``: a spectator."""
+async def _viewer(request: Request, table: Any, token: str | None) -> tuple[int | None, str]:
+    """The seat of whoever asks (the one ``token`` holds, else the signed-in account's; ``None``: a spectator),
+    and who they are for the bot workers' shares (:func:`~forsale.server.fairshare.client_key`)."""
     account = await accounts_of(request).current(request)
+    who = client_key(address(request), account)
     if token is not None:
         seat = seat_held(table, token)
         check_owner(account, table.seats[seat])
-        return seat
+        return seat, who
     if account is not None:
-        return next((s.index for s in table.seats if s.account_id == account["id"]), None)
-    return None
+        return next((s.index for s in table.seats if s.account_id == account["id"]), None), who
+    return None, who
 
 
 def shown(data: dict[str, Any], seat: int | None) -> dict[str, Any]:
@@ -159,10 +167,10 @@ async def analysis(
     table = await readable(request, table_id, token=token, invite=invite)
     if not table.state.is_over:
         raise Refused("not_finished", "the analysis is available once the game is over", 409)
-    seat = await _viewer(request, table, token)
+    seat, who = await _viewer(request, table, token)
     stored = await table.storage.run(op_load(table.id))
     if stored is None:
-        _start(request, table)
+        _start(request, table, who)
         return JSONResponse({"status": "pending", "retry_after": 1}, status_code=202, headers={"Retry-After": "1"})
     return JSONResponse(
         {"status": "ready", "table": table.id, "computed_at": stored["created_at"], **shown(stored["data"], seat)}
@@ -171,7 +179,9 @@ async def analysis(
 
 # -- hints ----------------------------------------------------------------------------------
 def hints_allowed(table: Any) -> bool:
-    return bool(table.config.get("hints", False))
+    """Whether the table's seats may ask for hints: its creator allowed them, and it is not rated
+    (a rated table refuses them when made and in ``/settings``; one stored otherwise still gives none)."""
+    return bool(table.config.get("hints", False)) and not table.config.get("rated", False)
 
 
 async def set_hints(table: Any, allowed: bool) -> None:
@@ -203,6 +213,8 @@ async def hint(request: Request, table_id: str) -> dict[str, Any]:
     seat = seat_held(table, message.token)
     check_owner(account, table.seats[seat])
     if not hints_allowed(table):
+        if table.config.get("rated"):
+            raise Refused("hints_off", "a rated game gives no hints: its ratings must be its players' own play", 403)
         raise Refused("hints_off", "hints are not allowed at this table (its creator may allow them)", 403)
     if table.state.is_over:
         raise Refused("game_over", "the game is over: see its analysis instead", 409)
@@ -219,7 +231,8 @@ async def hint(request: Request, table_id: str) -> dict[str, Any]:
     last[(table.id, seat)] = now
     seed = zlib.crc32(f"{table.id}:{table.seq}:{seat}".encode())
     try:
-        out = await table.lobby.runner.job("job:hint", (v, seed, HINT_BUDGET), table, HINT_DEADLINE)
+        share = Share(client_key(address(request), account))  # a person waits on it, in their own share
+        out = await table.lobby.runner.job("job:hint", (v, seed, HINT_BUDGET), table, HINT_DEADLINE, share)
     except (BotOverran, BotFailed) as error:  # a position too big to weigh in time (or a bug): no hint, no 500
         log.warning("hint at table %s seat %d: %s", table.id, seat, str(error).strip().splitlines()[-1:])
         raise Refused("no_hint", "no hint this time: weighing this position took too long", 503) from None

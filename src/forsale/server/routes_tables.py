@@ -9,11 +9,12 @@ from fastapi.responses import JSONResponse, Response
 
 from .accounts import check_owner, link_seat
 from .chat import set_spectator_chat
+from .fairshare import client_key
 from .invites import check_join, readable
 from .messages import CreateTable, Join, Settings, Solo, TokenBody
 from .ratings import check_signed_in
 from .refused import Refused
-from .rest import accounts_of, body, body_of, errors, lobby_of, seat_held, table_of
+from .rest import accounts_of, address, body, body_of, errors, lobby_of, seat_held, table_of
 from .routes_analysis import set_hints
 
 router = APIRouter()
@@ -23,11 +24,11 @@ router = APIRouter()
 async def list_tables(
     request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
 ) -> dict[str, Any]:
-    """``limit`` is clamped to 1-500."""
+    """``limit`` is clamped to 1-500; newest first (a flood of old tables does not hide a new one)."""
     lobby = lobby_of(request)
     if status == "over":
         return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
-    tables = lobby.listing()
+    tables = sorted(lobby.listing(), key=lambda t: t.get("created_at") or 0, reverse=True)
     if status == "open":
         tables = [t for t in tables if t["status"] == "waiting"]
     return {"tables": tables[: max(1, min(limit, 500))]}
@@ -38,9 +39,8 @@ async def create_table(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, CreateTable)
     check_signed_in(body.rated, account)
-    if account is not None and body.player_name is None:
-        body = body.model_copy(update={"player_name": account["name"]})
-    out = await lobby_of(request).create(body)
+    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
+    out = await lobby_of(request).create(body, client_key(address(request), account))
     if account is not None and "seat" in out:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
     return out
@@ -51,9 +51,8 @@ async def solo(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Solo)
     check_signed_in(body.rated, account)
-    if account is not None and body.player_name is None:
-        body = body.model_copy(update={"player_name": account["name"]})
-    out = await lobby_of(request).solo(body)
+    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
+    out = await lobby_of(request).solo(body, client_key(address(request), account))
     if account is not None:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
     return out

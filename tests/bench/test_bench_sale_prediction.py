@@ -1,0 +1,30 @@
+"""bench/sale_prediction.py on a tiny run: per-sale log-losses of the fitted sale models beside a uniform guess."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from math import factorial, log
+from pathlib import Path
+
+from forsale.bots.population import held_out
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "sale_prediction.py"
+
+
+def test_the_report_scores_every_chosen_sale_of_the_members_seats(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("bench_sale_prediction", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "prediction.json"
+    assert module.main(["--members", "2", "--games", "1", "--seed", "3", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert len(report["members"]) == 2
+    for row in report["members"]:
+        assert row["member"] in held_out()
+        # Four players, one of them expert: three seats of the member, six sales each of its own choosing
+        # (the seventh is forced), which a uniform guess scores at log(7!) / 6 nats a sale.
+        assert row["seats"] == 3 and row["sales"] == 18
+        assert abs(row["uniform"] - log(factorial(7)) / 6) < 1e-9
+        assert row["model"] > 0 and row["equilibrium"] > 0 and 0 <= row["modelled_seats"] <= 3
