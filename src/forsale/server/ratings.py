@@ -11,9 +11,24 @@ Who is rated at a seat (:func:`player_at`):
 
 - a seat linked to an account is that account (``account:<id>``), even if the
   person left and a bot finished the game for them (leaving does not dodge a loss);
-- a bot's seat is the bot's name (``bot:hard``; options such as a time budget
-  are not told apart), unless a person played it before leaving it to a bot;
+- a bot's seat is the bot's name (``bot:hard``) when it is seated at its
+  default strength (a spec without options: :func:`rated_bot`), unless a
+  person played it before leaving it to a bot. A bot with options
+  (``hard:samples=1``, ``hard:time=0.1``) is another, weaker player: counting
+  it as ``hard`` would let anyone pull ``hard``'s rating down by beating a
+  crippled copy of it. A rated table refuses such a bot when it is made
+  (:func:`check_rated_table`); a seat that has one all the same (an operator's
+  ``--fallback-bot`` with options taking a seat in a rematch) is rated as nobody;
 - anyone else (a guest) plays at the model's starting rating, and nothing is stored for them.
+
+Two seats of one rated player (two ``hard`` bots at a table) are one player
+in one game: each seat is rated as a team of its own, the player's new rating
+is the mean of its seats' updates, and the game counts once (a win if either
+seat won): :func:`forsale.arena.ratings.rate_game`.
+
+A rated table never gives hints (:func:`check_rated_table`, and the hint
+endpoint refuses at a rated table): asking ``hard`` before every move would be
+``hard``'s rating, not the player's.
 
 The model and the update of one game are :mod:`forsale.arena.ratings`' (the
 arena's tournaments rate bots the same way); this module only stores them.
@@ -80,16 +95,28 @@ def account_player(account_id: str) -> str:
     return f"account:{account_id}"
 
 
-def bot_player(spec: str) -> str:
-    return f"bot:{parse_spec(spec)[0]}"
+def bot_player(name: str) -> str:
+    """The rated player of the bot called ``name`` at its default strength (``hard`` -> ``bot:hard``)."""
+    return f"bot:{name}"
+
+
+def rated_bot(spec: str) -> str | None:
+    """The bot a seat with this spec is rated as: its name if it has no options (``" hard "`` -> ``hard``),
+    else None (``hard:samples=1`` is not ``hard``, see the module docstring)."""
+    try:
+        name, options = parse_spec(spec)
+    except ValueError:
+        return None
+    return name if name and not options else None
 
 
 def player_at(kind: str, bot: str | None, account_id: str | None, moved_by_person: bool) -> str | None:
-    """Who is rated for a seat (see the module docstring); None for a guest."""
+    """Who is rated for a seat (see the module docstring); None for a guest or a bot seated with options."""
     if account_id is not None:
         return account_player(account_id)
     if kind == "bot" and bot and not moved_by_person:
-        return bot_player(bot)
+        name = rated_bot(bot)
+        return None if name is None else bot_player(name)
     return None
 
 
@@ -360,6 +387,38 @@ async def catch_up(storage: Storage) -> int:
     for game_id in pending:
         await storage.run(op_rate_game(game_id))
     return len(pending)
+
+
+RATED_HINTS = (
+    "a rated game cannot allow hints: hard's advice before every move would be hard's rating, not yours;"
+    " turn hints off or play unrated"
+)
+
+
+def check_rated_hints(rated: bool, hints: bool | None) -> None:
+    """A rated table never allows hints, at creation nor later (``/settings``): else ``400 hints_off``."""
+    if rated and hints:
+        raise Refused("hints_off", RATED_HINTS, 400)
+
+
+def check_rated_table(rated: bool, hints: bool, bots: Iterable[str | None]) -> None:
+    """What a rated table may not have, refused in words before it is made: hints, or a bot with options.
+
+    ``bots``: the seats' bot specs (None or ``"human"`` for a person's seat). Only a bot at its default
+    strength has a rating; one with options would be rated as nobody, so beating it repeatedly would be
+    a free climb up the leaderboard (it never gets better at the model's starting rating).
+    """
+    check_rated_hints(rated, hints)
+    if not rated:
+        return
+    for i, spec in enumerate(bots):
+        if spec not in (None, "human") and rated_bot(spec) is None:
+            name = spec.split(":")[0].strip() or spec
+            raise Refused(
+                "bad_bot",
+                f"seat {i}: a rated game seats bots at their default strength only ({name!r}, not {spec!r}),"
+                " so that each bot's rating is that bot's; play unrated to choose its options",
+            )
 
 
 def check_signed_in(rated: bool, account: Any) -> None:

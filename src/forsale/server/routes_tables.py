@@ -12,7 +12,7 @@ from .chat import set_spectator_chat
 from .fairshare import client_key
 from .invites import check_join, readable
 from .messages import CreateTable, Join, Settings, Solo, TokenBody
-from .ratings import check_signed_in
+from .ratings import check_rated_hints, check_rated_table, check_signed_in
 from .refused import Refused
 from .rest import accounts_of, address, body, body_of, errors, lobby_of, seat_held, table_of
 from .routes_analysis import set_hints
@@ -38,6 +38,7 @@ async def list_tables(
 async def create_table(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, CreateTable)
+    check_rated_table(body.rated, body.hints, body.seats or ())
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
     out = await lobby_of(request).create(body, client_key(address(request), account))
@@ -50,6 +51,7 @@ async def create_table(request: Request) -> dict[str, Any]:
 async def solo(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Solo)
+    check_rated_table(body.rated, body.hints, body.bots if body.bots is not None else [body.bot])
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
     out = await lobby_of(request).solo(body, client_key(address(request), account))
@@ -122,6 +124,7 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
     table = await table_of(request, table_id)
     if not table.is_creator(body.creator_token):
         raise Refused("bad_token", "only the table's creator may change its settings", 403)
+    check_rated_hints(bool(table.config.get("rated")), body.hints)  # before any setting changes
     if body.memory_aid is not None:
         await table.set_memory_aid(body.memory_aid)
     if body.spectator_chat is not None:

@@ -151,7 +151,7 @@ class LiveTable:
             "turn_limit": self.turn_limit,
             "grace": self.options.grace,
             "memory_aid": self.memory_aid,
-            "hints": bool(self.config.get("hints", False)),
+            "hints": bool(self.config.get("hints", False)) and not self.config.get("rated", False),  # never rated
             "private": self.private,
             "invite_only": self.invite_only,
             "spectator_chat": bool(self.config.get("spectator_chat", False)),

@@ -174,10 +174,24 @@ export function forget() {
   changed(null);
 }
 
-/** The "rated game" checkbox of a lobby form: offered to a signed-in player only (a guest has no rating). */
-export function ratedToggle(id) {
+/**
+ * The "rated game" checkbox of a lobby form: offered to a signed-in player only (a guest has no rating).
+ * `hints`: the form's hints checkbox, switched off and disabled while the game is rated (the server
+ * refuses hints at a rated table: the engine's advice would be the rating's).
+ */
+export function ratedToggle(id, hints) {
   const box = h("input", { type: "checkbox", id });
   const label = h("label.check", { for: id, hidden: true }, box, t("account.rated"));
-  account().then((a) => (label.hidden = !a));
-  return { label, value: () => (!label.hidden && box.checked) || undefined };
+  const value = () => (!label.hidden && box.checked) || undefined;
+  const sync = () => {
+    if (!hints) return;
+    hints.disabled = !!value();
+    if (hints.disabled) hints.checked = false;
+  };
+  box.addEventListener("change", sync);
+  account().then((a) => {
+    label.hidden = !a;
+    sync();
+  });
+  return { label, value };
 }

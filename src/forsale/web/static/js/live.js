@@ -687,7 +687,7 @@ export function showTable(ctx, tableId, opts = {}) {
       !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, t("table.watching")),
     );
     const creator = seats.get(tableId)?.creator;
-    const hintsToggle = creator && m.table && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
+    const hintsToggle = creator && m.table && !m.table.rated && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
     // Chat goes on after the game (a rematch is arranged there), so this switch stays at the end too.
     const chatToggle = creator && m.table ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
     const side = h("aside.side", null, memoryPanel(sc), hintsToggle, chatToggle, logPanel(sc));

@@ -88,7 +88,7 @@ export function showLobby(ctx) {
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const hints = h("input", { type: "checkbox", id: "solo-hints", checked: prefs.hints === true }); // off by default
-  const soloRated = ratedToggle("solo-rated"); // signed-in players only
+  const soloRated = ratedToggle("solo-rated", hints); // signed-in players only; a rated game has no hints
   const soloErr = h("div.error-box", { role: "alert" });
   const rules = rulesPicker("solo", players, ruleDefaults, prefs.soloRules || { preset: prefs.rules });
   const playBtn = h("button.btn.primary", { type: "submit", id: "play-solo" }, t("lobby.play"));
@@ -153,7 +153,7 @@ export function showLobby(ctx) {
   const fHints = h("input", { type: "checkbox", id: "friends-hints", checked: prefs.fhints === true }); // off by default
   const fPrivate = h("input", { type: "checkbox", id: "friends-private", checked: !!prefs.fprivate });
   const fSpectatorChat = h("input", { type: "checkbox", id: "friends-spectator-chat", checked: prefs.fspectatorChat === true }); // off by default
-  const friendsRated = ratedToggle("friends-rated");
+  const friendsRated = ratedToggle("friends-rated", fHints);
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
