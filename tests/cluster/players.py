@@ -106,7 +106,7 @@ class Player:
                     acked, pending = m["seq"], None
                 elif kind == "error":
                     self.seen.refusals.append(m)
-                    if m["code"] in ("moved", "busy"):  # the table is changing hands: connect again
+                    if m["code"] in ("moved", "busy", "unavailable"):  # changing hands, or the database away: again
                         return False
                     raise AssertionError(f"table {self.table} seat {self.seat} refused: {m}")
 

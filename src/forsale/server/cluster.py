@@ -43,6 +43,7 @@ from sqlalchemy.exc import OperationalError
 from . import leases
 from .botrunner import BotRunner
 from .lobby import Lobby, Options
+from .outage import Unavailable, is_outage
 from .refused import Refused
 from .storage import Fence, Storage, StoredGame, games, normalize_url
 from .tables import LiveTable
@@ -139,8 +140,17 @@ class ClusterLobby(Lobby):
 
     # -- the database, off the event loop -----------------------------------------
     def _run(self, fn: Callable[[Connection], T]) -> T:
-        with self.engine.begin() as conn:
-            return fn(conn)
+        """One transaction on the node's own engine; the database out of reach is :class:`Unavailable`."""
+        try:
+            with self.engine.begin() as conn:
+                value = fn(conn)
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            self.storage.outage.failed(error)  # logged once per outage, with the storage's own failures
+            raise Unavailable() from error
+        self.storage.outage.recovered()
+        return value
 
     async def _db(self, fn: Callable[[Connection], T]) -> T:
         return await asyncio.to_thread(self._run, fn)
@@ -165,6 +175,8 @@ class ClusterLobby(Lobby):
     def _chore_done(self, task: asyncio.Task[Any]) -> None:
         self._chores.discard(task)
         if not task.cancelled() and task.exception() is not None:
+            if isinstance(task.exception(), Unavailable):
+                return  # the outage is logged once (forsale.server.outage); the lease runs out on its own
             log.error("cluster node %s: a background task failed", self.node, exc_info=task.exception())
 
     # -- the Lobby's hooks ----------------------------------------------------------
@@ -357,7 +369,10 @@ class ClusterLobby(Lobby):
                 raise
             except Exception as error:
                 self._listening.clear()
-                log.warning("cluster node %s: the notice connection failed (%s); again in 1 s", self.node, error)
+                if isinstance(error, Unavailable) or is_outage(error):
+                    self.storage.outage.failed(error)  # one line per outage, not one a second
+                else:
+                    log.warning("cluster node %s: the notice connection failed (%s); again in 1 s", self.node, error)
                 await asyncio.sleep(1.0)
 
     def _on_notice(self, notice: dict[str, Any]) -> None:
@@ -386,6 +401,8 @@ class ClusterLobby(Lobby):
             await self._renew()
             try:
                 await self._sweep()
+            except Unavailable:
+                pass  # logged once per outage
             except Exception as error:
                 log.warning("cluster node %s: looking for orphaned tables failed: %s", self.node, error)
 
@@ -398,7 +415,8 @@ class ClusterLobby(Lobby):
             renewed = await self._db(lambda conn: leases.renew(conn, self.owner, ttl))
             await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
         except Exception as error:
-            log.warning("cluster node %s: renewing its leases failed: %s", self.node, error)
+            if not isinstance(error, Unavailable):  # an outage is logged once (forsale.server.outage)
+                log.warning("cluster node %s: renewing its leases failed: %s", self.node, error)
             if time.monotonic() - self._last_renewed > ttl:
                 self.healthy = False
                 for table in [t for t in self.tables.values() if t.id in self.held]:

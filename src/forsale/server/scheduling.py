@@ -11,7 +11,6 @@ table (an action, a seat taken or left, a connection made or lost).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import random
@@ -33,6 +32,9 @@ log = logging.getLogger("forsale.server")
 _DRAW = random.SystemRandom()
 """The clock's sale choices come from the OS's secret source, as deals do: nobody can predict them."""
 BOT_FAILURES = BadInputLog(log, what="bot failure", level=logging.ERROR)
+
+OUTAGE_PAUSE = 1.0
+"""Seconds a clock or bot move waits before trying again while the database is out of reach."""
 """A few lines a minute per bot spec, the worker's whole traceback at debug level."""
 
 
@@ -186,8 +188,12 @@ class Scheduler:
                 seat = table.seats[s]
                 away_since = None if table.turn_limit else seat.away_since
                 source = "away" if away_since is not None and away_since + table.options.grace <= now else "clock"
-                with contextlib.suppress(Refused):
+                try:
                     await table.act(s, safe_action(table.snapshots.view_of(s)), source)
+                except Refused as refused:
+                    if refused.code == "unavailable":  # the database is out of reach: try again in a moment,
+                        await asyncio.sleep(OUTAGE_PAUSE)  # not at once (the deadline has passed: no timer waits)
+                        break
         self.schedule()
 
     async def _bot_move(self, s: int) -> None:
@@ -221,13 +227,16 @@ class Scheduler:
             try:
                 await table.act(s, action, source)
             except Refused as refused:
+                if refused.code == "unavailable":
+                    raise  # not the bot's fault: no safe action either, the database is out of reach
                 if s in self.to_act():
                     log.warning(
                         "bot %s at table %s seat %d: %s; playing the safe action", seat.bot, table.id, s, refused
                     )
                     await table.act(s, safe_action(table.snapshots.view_of(s)), "bot")
-        except Refused:
-            pass
+        except Refused as refused:
+            if refused.code == "unavailable":  # logged once per outage (forsale.server.outage)
+                await asyncio.sleep(OUTAGE_PAUSE)  # then the move is tried again, not at once
         except Exception:
             log.exception("bot move failed at table %s seat %d", table.id, s)
         finally:

@@ -79,6 +79,14 @@ def error(code: str, message: str, msg_id: Any = None, params: Params | None = N
     return out | {"params": params} if params else out
 
 
+def id_in(text: str) -> Any:
+    """The ``id`` of a message that failed after it was parsed, to echo (None if it has none it may echo)."""
+    try:
+        return echo_id(json.loads(text))
+    except (ValueError, RecursionError):
+        return None
+
+
 SOCKETS_PER_ADDRESS = 256
 """``forsale serve``'s default: enough for a classroom behind one address with a few tabs each."""
 
@@ -187,9 +195,12 @@ class TableSockets:
                     continue
                 try:
                     await self.handle(conn, table, text)
+                except Refused as refused:  # e.g. the database unavailable while saying hello or leaving
+                    conn.send(error(refused.code, str(refused), id_in(text)))
                 except Exception:  # our bug, not the client's: say so, keep the connection
                     log.exception("handling a message at table %s failed", table.id)
-                    conn.send(error("internal", "the server failed to handle this message; it was not applied"))
+                    message = "the server failed to handle this message; it was not applied"
+                    conn.send(error("internal", message, id_in(text)))
         except WebSocketDisconnect:
             pass
         finally:

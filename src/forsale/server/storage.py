@@ -54,6 +54,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
+from .outage import Outage, Unavailable, is_outage
+
 log = logging.getLogger("forsale.server")
 
 T = TypeVar("T")
@@ -414,6 +416,13 @@ class StoredGame:
     invite_hash: str | None = None  # an invitation-only table's code, hashed (forsale.server.invites)
 
 
+def unavailable(error: BaseException) -> Unavailable:
+    """The refusal a caller gets for a call the database could not run (the driver's error as its cause)."""
+    refusal = Unavailable()
+    refusal.__cause__ = error
+    return refusal
+
+
 class _Call:
     """A queued database call and who waits for it: a thread (``loop is None``) or a coroutine on ``loop``."""
 
@@ -448,6 +457,7 @@ class Storage:
         self.backend = make_url(self.url).get_backend_name()
         self.engine = make_engine(self.url)
         migrate(self.engine)
+        self.outage = Outage(log)  # the database out of reach: logged once, refused as "unavailable"
         self._queue: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="forsale-db-writer", daemon=True)
         self._thread.start()
@@ -501,9 +511,13 @@ class Storage:
                     else:
                         results.append(fn(conn))
                         i += 1
-        except Exception:
+        except Exception as error:
+            if is_outage(error):  # the database is out of reach: one at a time would fail the same way
+                self.outage.failed(error)
+                return [(c, False, unavailable(error)) for c in live]
             # One call spoiled the group (or the group failed): give each call its own transaction.
             return [self._run_one(c) for c in live]
+        self.outage.recovered()
         self.commits += 1
         self.calls += len(live)
         return [(c, True, value) for c, value in zip(live, results)]
@@ -513,7 +527,11 @@ class Storage:
             with self.engine.begin() as conn:
                 value = call.fn(conn)
         except Exception as error:
+            if is_outage(error):
+                self.outage.failed(error)
+                return call, False, unavailable(error)
             return call, False, error
+        self.outage.recovered()
         self.commits += 1
         self.calls += 1
         return call, True, value

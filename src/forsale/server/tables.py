@@ -215,13 +215,18 @@ class LiveTable:
                 return
             if self.status == "over":
                 raise Refused("game_over", "the game is over; there is nothing to leave", 409)
+            before = (seat.kind, seat.name, seat.bot, seat.token_hash, seat.account_id)
             if self.status == "waiting":
                 seat.kind, seat.name, seat.token_hash = "open", open_seat_name(index), None
                 seat.account_id = None  # a free seat is nobody's (after the game starts, the history keeps it)
             else:
                 seat.kind, seat.bot, seat.token_hash = "bot", self.lobby.fallback_bot(), None
                 seat.name = left_name(seat.name)
-            await self.write(Storage.op_update_seat(self.id, seat.stored()))
+            try:
+                await self.write(Storage.op_update_seat(self.id, seat.stored()))
+            except BaseException:  # not stored (the database unavailable, the table moved): the seat stays theirs
+                seat.kind, seat.name, seat.bot, seat.token_hash, seat.account_id = before
+                raise
             self.unseat_connections(index)
             seat.away_since = None
             self.snapshots.broadcast_info()
