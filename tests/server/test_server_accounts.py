@@ -248,11 +248,17 @@ def test_a_signed_in_request_from_another_origin_is_refused(client: TestClient) 
     assert ok.status_code == 201
 
 
-def test_guests_from_anywhere_play_as_before(client: TestClient) -> None:
-    """No cookie, no CSRF question: a guest's requests are what they always were."""
+def test_guests_play_as_before_but_not_from_another_sites_page(client: TestClient) -> None:
+    """No cookie is no pass: a guest's POST from another site's page is refused too (it acts from the visitor's
+    address, and signing in is a guest's POST: login CSRF); a guest with no browser (no Origin) plays as before."""
     response = client.post("/api/tables", json={"players": 2, "join": True}, headers={"Origin": "http://elsewhere"})
+    assert response.status_code == 403 and error_of(response) == "cross_origin"
+    response = client.post("/api/tables", json={"players": 2, "join": True})
     assert response.status_code == 201
-    joined = client.post(f"/api/tables/{response.json()['table']['id']}/join", json={}, headers={"Origin": "null"})
+    table_id = response.json()["table"]["id"]
+    refused = client.post(f"/api/tables/{table_id}/join", json={}, headers={"Origin": "null"})
+    assert refused.status_code == 403 and error_of(refused) == "cross_origin"
+    joined = client.post(f"/api/tables/{table_id}/join", json={}, headers={"Origin": "http://testserver"})
     assert joined.status_code == 200
 
 
@@ -263,6 +269,9 @@ def test_same_origin_rule() -> None:
     assert not same_origin({"origin": "javascript://a.example", "host": "a.example"}, "http")
     assert same_origin({"sec-fetch-site": "same-origin"}, "http")
     assert not same_origin({"sec-fetch-site": "same-site"}, "http")
+    assert not same_origin({"referer": "http://evil.example/x", "host": "a.example"}, "http")  # the last witness
+    assert same_origin({"referer": "http://a.example/#/table/x", "host": "a.example"}, "http")
+    assert same_origin({"sec-fetch-site": "same-origin", "referer": "http://evil.example/"}, "http")  # not asked
     assert same_origin({}, "http")  # no browser: nothing another site could forge
 
 

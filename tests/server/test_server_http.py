@@ -79,10 +79,11 @@ def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_limit(serve: Any, tm
 
 def test_a_chunked_body_gets_the_error_envelope(tmp_path: Path) -> None:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'envelope.sqlite3'}")) as client:
-        answer = client.post("/api/tables", content=iter([b"[" * 8192] * 100))  # no Content-Length: chunks
+        typed = {"Content-Type": "application/json"}
+        answer = client.post("/api/tables", content=iter([b"[" * 8192] * 100), headers=typed)  # chunks: no length
         assert answer.status_code == 413
         assert answer.json()["error"]["code"] == "too_large"
-        assert client.post("/api/tables", content=iter([b'{"players": ', b"3}"])).status_code == 201
+        assert client.post("/api/tables", content=iter([b'{"players": ', b"3}"]), headers=typed).status_code == 201
 
 
 def test_every_answer_forbids_framing_and_sniffing(tmp_path: Path) -> None:
@@ -93,7 +94,7 @@ def test_every_answer_forbids_framing_and_sniffing(tmp_path: Path) -> None:
             client.get("/"),  # the page
             client.get("/api/health"),
             client.get("/api/tables/nope"),  # 404
-            client.post("/api/tables", content="{"),  # 400
+            client.post("/api/tables", content="{", headers={"Content-Type": "application/json"}),  # 400
             client.post("/api/tables", content="x" * 70_000),  # 413, from the size limit
         ]
         for answer in answers:

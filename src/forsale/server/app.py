@@ -44,6 +44,7 @@ from . import (
     routes_social,
     routes_tables,
 )
+from . import sessions as session_store
 from .accounts import Accounts
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
@@ -82,7 +83,7 @@ ROUTERS = (
 
 
 class HttpLimits:
-    """Size and rate limits on requests (POST rates per client address), and ``HEAD`` for the API.
+    """Size and rate limits on requests (POST rates per client address), the CSRF rule, and ``HEAD`` for the API.
 
     Plain ASGI middleware, because Starlette's ``BaseHTTPMiddleware`` runs
     every request in an extra task group whose cancelled scopes leave
@@ -116,6 +117,11 @@ class HttpLimits:
             if name == b"content-length" and (not value.isdigit() or int(value) > MAX_MESSAGE_BYTES):
                 self.bad_input.note("too_large", f"{where(scope)}: Content-Length {value[:20]!r}")
                 return rest_error("too_large", TOO_LARGE, 413)
+        # Before the rate limit: another site's page must not spend its visitor's POST budget.
+        forged = session_store.post_refusal(scope)
+        if forged is not None:
+            self.bad_input.note(forged.code, f"{where(scope)}: {forged}")
+            return rest_error(forged.code, str(forged), forged.status)
         host = client_host(scope)
         bucket = self.buckets.get(host)
         if bucket is None:

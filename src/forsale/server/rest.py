@@ -44,10 +44,11 @@ class ErrorEnvelope(BaseModel):
 ERROR_STATUSES = {
     400: "malformed: not JSON, wrong types, unknown keys, or unknown rules, bots, seats, names or passwords",
     401: "not signed in, or no account has that name and password",
-    403: "a token that holds no seat here, or not the creator's; another account's seat; a signed-in request from another origin",
+    403: "a token that holds no seat here, or not the creator's; another account's seat; a POST from another site's page",
     404: "no such table, seat or endpoint",
     409: "not now: the seat is taken, the table full, the game over or still running",
     413: "a body over 64 KiB",
+    415: "a body sent without Content-Type: application/json",
     429: "too many requests from this address, or too many wrong passwords (see Retry-After)",
 }
 BODY_MODELS: list[type[BaseModel]] = []
@@ -60,11 +61,20 @@ def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 def body(model: type[BaseModel], required: bool = False) -> dict[str, Any]:
-    """The JSON body an endpoint reads (with :func:`body_of`), for the OpenAPI schema."""
+    """The JSON body an endpoint reads (with :func:`body_of`), for the OpenAPI schema.
+
+    Every POST may also be refused before it reaches the endpoint, by the CSRF rule
+    (:func:`forsale.server.sessions.post_refusal`): 403 from another site's page, 415 for a body not sent as JSON.
+    """
     if model not in BODY_MODELS:
         BODY_MODELS.append(model)
     ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {"requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}}
+    envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}}
+    refusals = {str(status): {"description": ERROR_STATUSES[status], "content": envelope} for status in (403, 415)}
+    return {
+        "requestBody": {"required": required, "content": {"application/json": {"schema": ref}}},
+        "responses": refusals,
+    }
 
 
 def rest_error(code: str, message: str, status: int) -> JSONResponse:

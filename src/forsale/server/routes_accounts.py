@@ -11,11 +11,14 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from . import sessions as session_store
-from .accounts import KEEP, Account
+from .accounts import KEEP, Account, end_seat_tokens
 from .messages import ChangePassword, Credentials, EmailBody, NoFields
-from .rest import accounts_of, address, body, body_of, errors
+from .rest import accounts_of, address, body, body_of, errors, lobby_of
+from .sockets import error
 
 router = APIRouter()
+
+PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
 
 
 async def signed_in(request: Request, account: Account) -> JSONResponse:
@@ -88,11 +91,18 @@ async def set_email(request: Request) -> dict[str, Any]:
 
 @router.post("/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True))
 async def change_password(request: Request) -> JSONResponse:
-    """Change the password: every session of the account ends, and this client gets a new one."""
+    """Change the password: every session of the account ends, and this client gets a new one.
+
+    The seat tokens of the account's games under way are replaced too (sockets seated with them get
+    ``bad_token``): the new session takes its seats back with ``POST /api/tables/{id}/resume``.
+    """
     accounts = accounts_of(request)
     account = await accounts.required(request, changing=True)
     change = await body_of(request, ChangePassword)
     await accounts.change_password(account, change.old_password, change.new_password, address(request))
+    # Every seat token the old sessions could have fetched ends too; this client's new session resumes its seats.
+    notice = error("bad_token", PASSWORD_CHANGED, params={"why": "password_changed"})
+    await end_seat_tokens(lobby_of(request).tables.values(), account["id"], notice)
     return await signed_in(request, account)
 
 

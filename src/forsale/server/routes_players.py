@@ -80,10 +80,14 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
 
     The seat's old token stops working: a device still holding it asks again.
     """
-    account = await accounts_of(request).required(request, changing=True)
+    accounts = accounts_of(request)
+    mark = accounts.revocation_mark()  # before the session is looked up (see Accounts.revocation_mark)
+    account = await accounts.required(request, changing=True)
     await body_of(request, NoFields)
     table = await table_of(request, table_id)
     async with table.lock:
+        if accounts.revoked_since(account, mark):  # the password changed meanwhile: this session has ended
+            raise Refused("not_signed_in", "the password changed meanwhile: sign in again", 401)
         seat = next((s for s in table.seats if s.account_id == account["id"] and s.kind == "human"), None)
         if seat is None:
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)

@@ -22,7 +22,9 @@ from urllib.parse import urlsplit
 from sqlalchemy import Connection, delete, insert, select
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Scope
 
+from .refused import Refused
 from .storage import accounts, hash_token, sessions
 
 COOKIE = "forsale_session"
@@ -76,29 +78,83 @@ def _host(netloc: str, scheme: str) -> str:
     return netloc[: -len(default)] if default and netloc.endswith(default) else netloc
 
 
+def _names_host(url: str, headers: Mapping[str, str]) -> bool:
+    """Whether ``url`` (an ``Origin`` or a ``Referer``) is an http(s) address of the host the request was sent to."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    return _host(parts.netloc, parts.scheme) == _host(headers.get("host", ""), parts.scheme)
+
+
 def same_origin(headers: Mapping[str, str], scheme: str) -> bool:
     """Whether a request came from a page of this server (the CSRF check).
 
     ``Origin`` (every current browser sends it with a POST) must name the
     host the request was sent to (``Host``); ``null`` (sandboxed frames,
     some redirects) is refused. Without ``Origin``, ``Sec-Fetch-Site`` must
-    say ``same-origin`` or ``none`` (typed by the user). A request with
-    neither header comes from no browser (curl, a script), which holds its
-    cookie itself and so cannot be forged by another site.
+    say ``same-origin`` or ``none`` (typed by the user). Without either, a
+    ``Referer`` must name this host too (an old browser, or a privacy tool
+    that strips the other two, still tells where the page was). A request
+    with none of the three comes from no browser (curl, a script), which
+    holds its cookie itself and so cannot be forged by another site.
     """
     origin = headers.get("origin")
     if origin is not None:
-        try:
-            parts = urlsplit(origin)
-        except ValueError:
-            return False
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            return False
-        return _host(parts.netloc, parts.scheme) == _host(headers.get("host", ""), parts.scheme)
+        return _names_host(origin, headers)
     site = headers.get("sec-fetch-site")
     if site is not None:
         return site in ("same-origin", "none")
+    referer = headers.get("referer")
+    if referer is not None:
+        return _names_host(referer, headers)
     return True
+
+
+JSON_TYPE = "application/json"
+CHECKED_HEADERS = frozenset({b"origin", b"sec-fetch-site", b"referer", b"content-type", b"host"})
+
+
+def post_refusal(scope: Scope) -> Refused | None:
+    """Why a ``POST`` is refused before any endpoint sees it (None: it may go on): the CSRF rule for every POST.
+
+    Every POST passes :func:`same_origin`, with or without the session cookie:
+    without one, another site's page could still sign its visitor in as the
+    attacker (login CSRF: ``/api/signin`` with the attacker's name) or act
+    from the visitor's address. And a body is JSON sent as
+    ``Content-Type: application/json``: a browser sends that type across
+    sites only after a CORS preflight, which this server never grants, so no
+    other site's form (``enctype="text/plain"`` carries a JSON-looking body)
+    or ``fetch`` can deliver a body at all. A POST with no body needs no
+    type. Clients that are no browser send neither ``Origin`` nor the other
+    headers, and pass as before with their JSON.
+    """
+    headers: dict[str, str] = {}
+    for name, value in scope["headers"]:
+        if name in CHECKED_HEADERS:
+            key = name.decode("latin-1")
+            if key in headers:  # two of them: which one a browser meant is anyone's guess
+                return Refused("bad_request", f"the {key} header is given twice")
+            headers[key] = value.decode("latin-1")
+    if not same_origin(headers, scope.get("scheme", "http")):
+        return Refused("cross_origin", "a POST must come from this server's own pages", 403)
+    kind = headers.get("content-type")
+    if kind is None:
+        if _has_body(scope):
+            return Refused("unsupported_media_type", f"a request body must be sent as Content-Type: {JSON_TYPE}", 415)
+        return None
+    if kind.split(";", 1)[0].strip().lower() != JSON_TYPE:
+        return Refused("unsupported_media_type", f"request bodies are JSON: Content-Type: {JSON_TYPE}", 415)
+    return None
+
+
+def _has_body(scope: Scope) -> bool:
+    for name, value in scope["headers"]:
+        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() not in (b"", b"0")):
+            return True
+    return False
 
 
 # -- storage operations (run on the writer thread: Storage.run) ----------------------
