@@ -27,7 +27,7 @@ HOSTILE_NAMES = [
     "'; DROP TABLE forsale_games; --",
     "Bob'); DELETE FROM forsale_seats;--",
     "Z\u0351\u0363a\u036b\u0343l\u0350g\u0344o",  # combining marks
-    "🂡 ♠ 😀 \u200d",
+    "🂡 ♠ 😀 ❤️",  # emoji, and the selector that shows one as emoji (a zero-width joiner is refused: invisible)
     "x" * 40,
 ]
 

@@ -17,25 +17,24 @@ which names exist.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 import math
 import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 
 from . import sessions as session_store
+from .names import hidden, person_name_problem, skeleton
 from .refused import Refused
-from .seats import new_token
 from .storage import Storage, accounts, games, seat_names, seats
 
 NAME_MAX = 24
@@ -46,16 +45,8 @@ ATTEMPTS_PER_ACCOUNT = 5
 """Wrong passwords an account may receive a minute from one client address; then sign-in waits (429) there.
 
 Per address, so that a stranger's five guesses do not lock the owner out everywhere."""
-ATTEMPTS_PER_ACCOUNT_EVERYWHERE = 200
-"""Wrong passwords an account may receive a minute from all addresses together (guessing from many machines).
-
-Only a ceiling: 40 addresses guessing at their full per-address rate reach it, so a handful of machines cannot lock
-the owner out (13 addresses x 5 guesses reached the old 60), yet a botnet still gets at most 200 guesses a minute
-at one account. An address the account signed in from lately (:data:`KNOWN_ADDRESS_SECONDS`) is not held to it."""
-KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600.0
-"""How long an address an account signed in from stays the owner's: the global ceiling does not apply there."""
-KNOWN_ADDRESSES_PER_ACCOUNT = 8
-"""The addresses remembered per account (the latest): home, work, a phone or two."""
+ATTEMPTS_PER_ACCOUNT_EVERYWHERE = 60
+"""Wrong passwords an account may receive a minute from all addresses together: guessing from many machines."""
 ATTEMPTS_PER_ADDRESS = 20
 """Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
 WINDOW = 60.0
@@ -82,6 +73,11 @@ def normal_name(raw: str) -> str:
             raise Refused("bad_name", "a name holds only letters, digits, spaces and the marks - _ .")
     if unicodedata.category(name[0])[0] == "M":
         raise Refused("bad_name", "a name starts with a letter, a digit or one of - _ .")
+    if any(hidden(ch) for ch in name):  # the Hangul fillers are letters drawn as nothing
+        raise Refused("bad_name", "a name holds no invisible letters")
+    problem = person_name_problem(name)
+    if problem is not None:
+        raise Refused("bad_name", problem)
     return name
 
 
@@ -169,10 +165,6 @@ class Accounts:
         self.by_name = Attempts(ATTEMPTS_PER_ACCOUNT_EVERYWHERE, clock=clock)
         self.by_address = Attempts(ATTEMPTS_PER_ADDRESS, clock=clock)
         self.sign_ups = Attempts(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW, clock)
-        self.clock = clock
-        self.known: dict[str, dict[str, float]] = {}  # name key -> address -> when it last signed in there
-        self.revocations = 0  # password changes so far (see revocation_mark)
-        self.revoked: dict[str, int] = {}  # account id -> revocations when its seat tokens were last ended
         self._dummy: str | None = None
 
     # -- passwords ------------------------------------------------------------------
@@ -191,33 +183,16 @@ class Accounts:
     async def _check(self, key: str, address: str, password_hash: str | None, password: str) -> bool:
         """Verify under the limits: 429 while the account (from here, or in all), or the address, waits."""
         pair = f"{key}\x00{address}"
-        everywhere = 0.0 if self._known(key, address) else self.by_name.wait(key)
-        wait = max(self.by_account.wait(pair), everywhere, self.by_address.wait(address))
+        wait = max(self.by_account.wait(pair), self.by_name.wait(key), self.by_address.wait(address))
         if wait > 0:
             raise _too_many(wait)
         if await self._verify(password_hash, password):
             self.by_account.forget(pair)
-            self._remember(key, address)
             return True
         self.by_account.failed(pair)
         self.by_name.failed(key)
         self.by_address.failed(address)
         return False
-
-    def _known(self, key: str, address: str) -> bool:
-        """Whether the account signed in from ``address`` lately (then guesses from elsewhere cannot lock it)."""
-        when = self.known.get(key, {}).get(address)
-        return when is not None and self.clock() - when < KNOWN_ADDRESS_SECONDS
-
-    def _remember(self, key: str, address: str) -> None:
-        if key not in self.known and len(self.known) >= MAX_KEYS:
-            del self.known[next(iter(self.known))]  # bounded, as Attempts is: the account seen longest ago goes
-        addresses = self.known.pop(key, {})
-        addresses.pop(address, None)
-        addresses[address] = self.clock()
-        while len(addresses) > KNOWN_ADDRESSES_PER_ACCOUNT:
-            del addresses[next(iter(addresses))]
-        self.known[key] = addresses
 
     # -- the operations -------------------------------------------------------------
     async def sign_up(self, raw_name: str, raw_password: str, address: str = "?") -> Account:
@@ -227,13 +202,14 @@ class Accounts:
             seconds = max(1, math.ceil(wait))
             raise Refused("rate_limited", f"too many new accounts from this address; try again in {seconds} s", 429,
                           {"Retry-After": str(seconds)})  # fmt: skip
-        taken = Refused("name_taken", "that name is taken (names are compared ignoring case and width)", 409)
-        if await self.storage.run(_op_find(name_key(name))) is not None:
+        taken = Refused("name_taken", "that name is taken, or one that looks like it (names are compared as they "
+                        "read: ignoring case, width and letters of other scripts drawn alike)", 409)  # fmt: skip
+        if await self.storage.run(_op_taken(name_key(name), skeleton(name))):
             raise taken  # before hashing: a taken name must cost no argon2 work, however often it is tried
         account_id = secrets.token_urlsafe(12)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         try:
-            await self.storage.run(_op_create(account_id, name, name_key(name), password_hash))
+            await self.storage.run(_op_create(account_id, name, name_key(name), password_hash, skeleton(name)))
         except IntegrityError:  # taken in the meantime
             raise taken from None
         self.sign_ups.failed(address)  # counted once made: refused names cost nothing
@@ -256,22 +232,6 @@ class Accounts:
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         await self.storage.run(_op_set_password(account["id"], password_hash))
         await self.storage.run(session_store.op_end_all(account["id"]))
-        # After the sessions ended, never before: see revocation_mark.
-        self.revocations += 1
-        self.revoked[account["id"]] = self.revocations
-
-    def revocation_mark(self) -> int:
-        """Read before a request's session is looked up; :meth:`revoked_since` then says if it may still mint a token.
-
-        A request that found its session valid was looked up before a password change ended the sessions; the
-        change counts itself only after that, so a mark read before the lookup is always older than the change.
-        An endpoint that mints a seat token for the account checks, under the table's lock, that no change came
-        in between: else a resume racing a password change could mint a token after the change ended them all.
-        """
-        return self.revocations
-
-    def revoked_since(self, account: Account, mark: int) -> bool:
-        return self.revoked.get(account["id"], 0) > mark
 
     async def set_email(self, account: Account, email: str | None, language: str | Keep | None = KEEP) -> Mailbox:
         """Where this account's "your turn" emails go (None: no emails), and in which language (None: English).
@@ -280,6 +240,24 @@ class Accounts:
         does not change the language. Returns what is stored now.
         """
         return await self.storage.run(_op_set_email(account["id"], email, language))
+
+    async def seat_name(self, account: Account | None, requested: str | None) -> str | None:
+        """The name a seat taken by this request goes by (None: the server's default for a guest).
+
+        A signed-in person sits under their account's name, whatever the body asks (the seat shows
+        ``"account": true``), so nobody's account can sit as another's. A guest's name must be one a person
+        can go by (:func:`forsale.server.names.person_name_problem`) and must not read as an account's name.
+        """
+        if account is not None:
+            return str(account["name"])
+        if requested is None:
+            return None
+        problem = person_name_problem(requested)
+        if problem is not None:
+            raise Refused("bad_name", problem)
+        if await self.storage.run(_op_taken(name_key(requested), skeleton(requested))):
+            raise Refused("bad_name", "that name is an account's (or looks like one): sign in to play under it")
+        return requested
 
     async def mailbox_of(self, account: Account) -> Mailbox:
         return await self.storage.run(_op_mailbox(account["id"]))
@@ -341,47 +319,35 @@ async def link_seat(table: Any, index: int, account: Account) -> None:
     async with table.lock:
         seat = table.seats[index]
         check_owner(account, seat)
-        if seat.account_id == account["id"] or seat.kind != "human":
+        if (seat.account_id == account["id"] and seat.name == account["name"]) or seat.kind != "human":
             return
-        seat.account_id = account["id"]
+        # An account's seat shows the account's name: a seat claimed under a guest's name takes it too.
+        seat.account_id, seat.name = account["id"], account["name"]
         await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
-
-
-async def end_seat_tokens(tables: Iterable[Any], account_id: str, notice: dict[str, Any]) -> int:
-    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told; how many.
-
-    A changed password ends every session, and with them every seat credential those sessions could have
-    minted (a thief's copy of the session took the seat with ``resume``, or sat down as the account): seat
-    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old token
-    are sent ``notice`` (``bad_token``) and watch from then on; the owner's new session takes the seat back
-    with a fresh token (``POST /api/tables/{id}/resume``).
-    """
-    ended = 0
-    for table in list(tables):
-        if table.status == "over" or not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
-            continue
-        async with table.lock:
-            changed = False
-            for seat in table.seats:
-                if seat.account_id == account_id and seat.kind == "human" and seat.token_hash is not None:
-                    _, seat.token_hash = new_token()
-                    with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
-                        await table.write(Storage.op_update_seat(table.id, seat.stored()))
-                    table.unseat_connections(seat.index, notice)
-                    changed, ended = True, ended + 1
-            if changed:
-                table.snapshots.broadcast_info()
-    return ended
+        table.snapshots.broadcast_info()
 
 
 # -- storage operations ----------------------------------------------------------------
-def _op_create(account_id: str, name: str, key: str, password_hash: str) -> Callable[[Connection], None]:
+def _op_create(account_id: str, name: str, key: str, password_hash: str, skel: str) -> Callable[[Connection], None]:
     def fn(conn: Connection) -> None:
         conn.execute(
             insert(accounts).values(
-                id=account_id, name=name, name_key=key, password_hash=password_hash, created_at=time.time()
+                id=account_id, name=name, name_key=key, password_hash=password_hash, created_at=time.time(),
+                name_skeleton=skel,
             )
-        )
+        )  # fmt: skip
+
+    return fn
+
+
+def _op_taken(key: str, skel: str) -> Callable[[Connection], bool]:
+    """Whether an account has this name, or one that reads the same (its skeleton)."""
+
+    def fn(conn: Connection) -> bool:
+        if "\x00" in key:  # PostgreSQL text holds no NUL, and no account's name does
+            return False
+        found = select(accounts.c.id).where(or_(accounts.c.name_key == key, accounts.c.name_skeleton == skel))
+        return conn.execute(found.limit(1)).first() is not None
 
     return fn
 

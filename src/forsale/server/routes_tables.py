@@ -78,7 +78,7 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     table = await table_of(request, table_id)
     check_join(table, body.invite)
     check_signed_in(bool(table.config.get("rated")), account)
-    seat, token = await table.join(body.seat, body.name or (account["name"] if account else None))
+    seat, token = await table.join(body.seat, await accounts_of(request).seat_name(account, body.name))
     if account is not None:
         await link_seat(table, seat, account)
     return {"table": table.info(), "seat": seat, "token": token}

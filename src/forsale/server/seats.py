@@ -80,6 +80,7 @@ class Seat:
             "kind": self.kind,
             "name": self.name,
             "bot": self.bot,
+            "account": self.kind == "human" and self.account_id is not None,  # under the account's name
             "connected": self.kind == "bot" or bool(self.conns),
         }
 

@@ -54,6 +54,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
+from .names import skeleton
 from .outage import Outage, Unavailable, is_outage
 
 log = logging.getLogger("forsale.server")
@@ -108,6 +109,26 @@ accounts = Table(
     Column("email", String(254), nullable=True),
     # The language of those emails (one of forsale.catalogues.LANGUAGES; null: English), added after email.
     Column("language", String(8), nullable=True),
+    # The name's look-alike skeleton (forsale.server.names): no two accounts share one, no guest takes one.
+    # Added later (see upgrade_schema, which fills it for the accounts made before).
+    Column("name_skeleton", String(200), nullable=True, index=True),
+    # The address is mailed only once confirmed (forsale.server.emails): when, and the hash of the one-time
+    # token of the confirmation link last mailed, with its expiry. Added with name_skeleton.
+    Column("email_confirmed_at", Float, nullable=True),
+    Column("email_token_hash", String(64), nullable=True),
+    Column("email_token_expires", Float, nullable=True),
+)
+
+mails = Table(
+    "forsale_mails",
+    metadata,
+    # One row per email sent (forsale.server.emails), by casefolded address and kind ("confirm", "turn"): the
+    # limits per address count these, so that they hold across restarts and across the nodes of a cluster.
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("address", String(254), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("account_id", String(32), nullable=True),
+    Column("at", Float, nullable=False),
 )
 
 sessions = Table(
@@ -187,6 +208,14 @@ def upgrade_schema(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN email VARCHAR(254)"))
     if "language" not in present:
         conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN language VARCHAR(8)"))
+    for column, kind in (("name_skeleton", "VARCHAR(200)"), ("email_confirmed_at", "FLOAT"),
+                         ("email_token_hash", "VARCHAR(64)"), ("email_token_expires", "FLOAT")):  # fmt: skip
+        if column not in present:
+            conn.execute(text(f"ALTER TABLE forsale_accounts ADD COLUMN {column} {kind}"))
+    for index in accounts.indexes:
+        index.create(conn, checkfirst=True)
+    for row in conn.execute(select(accounts.c.id, accounts.c.name).where(accounts.c.name_skeleton.is_(None))).all():
+        conn.execute(update(accounts).where(accounts.c.id == row.id).values(name_skeleton=skeleton(row.name)))
     if "invite_hash" not in {c["name"] for c in inspect(conn).get_columns("forsale_games")}:
         conn.execute(text("ALTER TABLE forsale_games ADD COLUMN invite_hash VARCHAR(64)"))
     for index in seats.indexes:

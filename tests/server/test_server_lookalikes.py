@@ -1,0 +1,184 @@
+"""Who is who: names that pass for another's, for a bot's or for the server's, against a real ``forsale serve``.
+
+- **Invisible characters** (zero-width space, word joiner, Hangul fillers, braille blank...) are refused in
+  every name, so ``Ann`` and ``Ann\\u200b`` cannot both sit, and no seat reads as blank in the lobby.
+- **Mixed scripts** (``Раul``: a Cyrillic ``Ра`` before a Latin ``ul``) are refused in the names people go by,
+  while Japanese and Korean names, which mix scripts by nature, are not.
+- **Look-alikes of an account** (``PAUL``, a whole-Cyrillic ``Асе`` beside ``Ace``) cannot be another account,
+  nor a guest's name.
+- **The server's own names** (``hard``, ``medium bot``, ``Seat 2``, ``Spectator``...) are nobody's.
+- **An account's seat** shows the account's name, whatever name its request asked for, and says it is an
+  account's (``"account": true``); a guest's seat says it is not.
+
+The rules are :mod:`forsale.server.names`; the rated-table case is issue 36's ``Rated Mallory`` sitting as
+``Rated Rita``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from forsale.server.names import reserved, script_problem, skeleton
+
+pytestmark = pytest.mark.timeout(120)
+
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    workdir: Path = tmp_path_factory.mktemp("lookalikes")
+    proc = serve_process(f"sqlite:///{workdir / 'names.sqlite3'}", workdir, "--rest-rate", "1000000").start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+@pytest.fixture
+def guest(server: Any) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.base, timeout=30) as http:
+        yield http
+
+
+@pytest.fixture(scope="module")
+def table(server: Any) -> str:
+    """One waiting table of six for the whole module: a client may have only a few waiting at once."""
+    with httpx.Client(base_url=server.base, timeout=30) as http:
+        return waiting_table(http, players=6)
+
+
+def sit_and_leave(http: httpx.Client, table: str, name: str) -> dict[str, Any]:
+    """Sit at ``table`` as ``name`` and get up again (the seat is free for the next test); the seat as shown."""
+    joined = http.post(f"/api/tables/{table}/join", json={"name": name})
+    assert joined.status_code == 200, joined.text
+    answer = joined.json()
+    http.post(f"/api/tables/{table}/leave", json={"token": answer["token"]}).raise_for_status()
+    return dict(answer["table"]["seats"][answer["seat"]])
+
+
+def signed_up(server: Any, name: str) -> httpx.Client:
+    http = httpx.Client(base_url=server.base, timeout=30)
+    answer = http.post("/api/signup", json={"name": name, "password": PASSWORD})
+    assert answer.status_code == 201, answer.text
+    return http
+
+
+def waiting_table(http: httpx.Client, **body: Any) -> str:
+    answer = http.post("/api/tables", json={"players": 3, **body})
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["table"]["id"])
+
+
+def refusal(answer: httpx.Response) -> tuple[int, str]:
+    return answer.status_code, str(answer.json()["error"]["code"])
+
+
+INVISIBLE = ["Ann\u200b", "\u3164", "\u115f", "\u1160", "\uffa0", "\u2800", "Ann\u2060", "\u200b\u200b", "A\u2028B",
+             "\ufe0f", "Bob\u00ad", "Ann\U000e0041", "Z\u034f", "\u200d"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", INVISIBLE, ids=[ascii(n) for n in INVISIBLE])
+def test_invisible_and_blank_characters_are_in_no_name(guest: httpx.Client, table: str, name: str) -> None:
+    assert guest.post(f"/api/tables/{table}/join", json={"name": name}).status_code == 400
+    assert guest.post("/api/tables", json={"join": True, "player_name": name}).status_code == 400
+    assert guest.post("/api/tables", json={"name": name}).status_code == 400  # a table's name too
+    assert guest.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 400
+    listed = guest.get("/api/tables", params={"status": "all", "limit": 500}).json()["tables"]
+    assert all(name not in json.dumps(t, ensure_ascii=False) for t in listed)
+
+
+def test_an_emoji_with_its_presentation_selector_is_still_a_name(guest: httpx.Client, table: str) -> None:
+    assert sit_and_leave(guest, table, "Ann \u2764\ufe0f")["name"] == "Ann \u2764\ufe0f"
+
+
+@pytest.mark.parametrize("name", ["Раul", "Ραul", "Pаul", "Рaul", "Ann Ωmega"])
+def test_names_that_mix_scripts_are_refused(guest: httpx.Client, table: str, name: str) -> None:
+    assert script_problem(name) is not None
+    assert refusal(guest.post(f"/api/tables/{table}/join", json={"name": name})) == (400, "bad_name")
+    assert refusal(guest.post("/api/solo", json={"players": 2, "bot": "random", "player_name": name})) == (
+        400,
+        "bad_name",
+    )
+    assert refusal(guest.post("/api/signup", json={"name": name, "password": PASSWORD})) == (400, "bad_name")
+
+
+@pytest.mark.parametrize("name", ["山田たろう", "ヤマダ太郎", "김철수", "Ψάρης", "Пётр", "José-María"])
+def test_names_in_one_script_or_its_usual_combinations_are_welcome(guest: httpx.Client, table: str, name: str) -> None:
+    assert sit_and_leave(guest, table, name) | {"seat": 0} == {
+        "seat": 0, "kind": "human", "name": name, "bot": None, "account": False, "connected": False
+    }  # fmt: skip
+
+
+def test_no_account_and_no_guest_reads_as_an_existing_account(server: Any, guest: httpx.Client, table: str) -> None:
+    signed_up(server, "Paulo").close()
+    signed_up(server, "Ace").close()
+    assert skeleton("Асе") == skeleton("Ace")  # whole Cyrillic: one script, and still reads "Ace"
+    for other in ("PAULO", "paulo", "Pau1o", "Асе", "ACE"):
+        answer = guest.post("/api/signup", json={"name": other, "password": PASSWORD})
+        assert refusal(answer) == (409, "name_taken"), other
+    for other in ("Paulo", "PAULO", "Pau1o", "Асе", "ace"):
+        answer = guest.post(f"/api/tables/{table}/join", json={"name": other})
+        assert refusal(answer) == (400, "bad_name"), other
+        assert refusal(guest.post("/api/tables", json={"join": True, "player_name": other})) == (400, "bad_name")
+    seats = guest.get(f"/api/tables/{table}").json()["table"]["seats"]
+    assert all(s["kind"] == "open" for s in seats)
+
+
+SERVERS_NAMES = ["hard", "Medium", "medium bot", "random bot", "RANDOM  BOT", "hard (robot)", "deleted player",
+                 "Spectator", "Seat 2", "seat 10", "Player 3", "Ann (left; bot)", "Table of 4", "Solo game", "You"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SERVERS_NAMES)
+def test_the_servers_own_names_are_nobodys(guest: httpx.Client, table: str, name: str) -> None:
+    assert reserved(name)
+    assert refusal(guest.post(f"/api/tables/{table}/join", json={"name": name})) == (400, "bad_name")
+    assert refusal(guest.post("/api/signup", json={"name": name, "password": PASSWORD}))[0] == 400
+
+
+def test_ordinary_names_are_not_taken_for_the_servers() -> None:
+    assert not any(reserved(n) for n in ("Abbot", "Robbie", "Seaton", "Player One Two", "Harding", "Ann"))
+
+
+def test_an_account_sits_under_its_own_name_and_its_seat_says_so(server: Any, guest: httpx.Client) -> None:
+    rita, mallory = signed_up(server, "Rated Rita"), signed_up(server, "Rated Mallory")
+    try:
+        table = waiting_table(rita, rated=True, join=True, player_name="Somebody Else")
+        joined = mallory.post(f"/api/tables/{table}/join", json={"name": "Rated Rita"})
+        assert joined.status_code == 200, joined.text
+        seats = joined.json()["table"]["seats"]
+        assert [(s["name"], s["account"]) for s in seats[:2]] == [("Rated Rita", True), ("Rated Mallory", True)]
+        # A casual table: the same. A guest's seat says it is no account's.
+        casual = waiting_table(guest, join=True, player_name="Gus")
+        mallory.post(f"/api/tables/{casual}/join", json={"name": "Rated Rita"}).raise_for_status()
+        seats = guest.get(f"/api/tables/{casual}").json()["table"]["seats"]
+        assert [(s["name"], s["account"]) for s in seats[:2]] == [("Gus", False), ("Rated Mallory", True)]
+        # What a WebSocket is sent says the same.
+        with connect(f"{server.ws}/ws/tables/{casual}", open_timeout=30) as ws:
+            ws.send(json.dumps({"type": "hello"}))
+            while (message := json.loads(ws.recv(timeout=30)))["type"] not in ("table", "snapshot", "state"):
+                pass
+            shown = json.dumps(message)
+        assert '"account": true' in shown and '"account": false' in shown
+    finally:
+        rita.close()
+        mallory.close()
+
+
+def test_a_guest_seat_claimed_by_an_account_takes_the_accounts_name(server: Any, guest: httpx.Client) -> None:
+    made = guest.post("/api/tables", json={"players": 3, "join": True, "player_name": "Just Guessing"}).json()
+    owner = signed_up(server, "Claimer")
+    try:
+        claimed = owner.post(f"/api/tables/{made['table']['id']}/claim", json={"token": made["token"]})
+        assert claimed.status_code == 200, claimed.text
+        seat = claimed.json()["table"]["seats"][made["seat"]]
+        assert (seat["name"], seat["account"]) == ("Claimer", True)
+    finally:
+        owner.close()
