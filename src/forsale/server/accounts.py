@@ -17,13 +17,14 @@ which names exist.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import math
 import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from argon2 import PasswordHasher
@@ -35,6 +36,7 @@ from starlette.requests import Request
 from . import sessions as session_store
 from .names import hidden, person_name_problem, skeleton
 from .refused import Refused
+from .seats import new_token
 from .storage import Storage, accounts, games, seat_names, seats
 
 NAME_MAX = 24
@@ -45,8 +47,16 @@ ATTEMPTS_PER_ACCOUNT = 5
 """Wrong passwords an account may receive a minute from one client address; then sign-in waits (429) there.
 
 Per address, so that a stranger's five guesses do not lock the owner out everywhere."""
-ATTEMPTS_PER_ACCOUNT_EVERYWHERE = 60
-"""Wrong passwords an account may receive a minute from all addresses together: guessing from many machines."""
+ATTEMPTS_PER_ACCOUNT_EVERYWHERE = 200
+"""Wrong passwords an account may receive a minute from all addresses together (guessing from many machines).
+
+Only a ceiling: 40 addresses guessing at their full per-address rate reach it, so a handful of machines cannot lock
+the owner out (13 addresses x 5 guesses reached the old 60), yet a botnet still gets at most 200 guesses a minute
+at one account. An address the account signed in from lately (:data:`KNOWN_ADDRESS_SECONDS`) is not held to it."""
+KNOWN_ADDRESS_SECONDS = 30 * 24 * 3600.0
+"""How long an address an account signed in from stays the owner's: the global ceiling does not apply there."""
+KNOWN_ADDRESSES_PER_ACCOUNT = 8
+"""The addresses remembered per account (the latest): home, work, a phone or two."""
 ATTEMPTS_PER_ADDRESS = 20
 """Wrong passwords a client address may send a minute, over all names (several people may share one address)."""
 WINDOW = 60.0
@@ -165,6 +175,10 @@ class Accounts:
         self.by_name = Attempts(ATTEMPTS_PER_ACCOUNT_EVERYWHERE, clock=clock)
         self.by_address = Attempts(ATTEMPTS_PER_ADDRESS, clock=clock)
         self.sign_ups = Attempts(SIGN_UPS_PER_ADDRESS, SIGN_UP_WINDOW, clock)
+        self.clock = clock
+        self.known: dict[str, dict[str, float]] = {}  # name key -> address -> when it last signed in there
+        self.revocations = 0  # password changes so far (see revocation_mark)
+        self.revoked: dict[str, int] = {}  # account id -> revocations when its seat tokens were last ended
         self._dummy: str | None = None
 
     # -- passwords ------------------------------------------------------------------
@@ -183,16 +197,33 @@ class Accounts:
     async def _check(self, key: str, address: str, password_hash: str | None, password: str) -> bool:
         """Verify under the limits: 429 while the account (from here, or in all), or the address, waits."""
         pair = f"{key}\x00{address}"
-        wait = max(self.by_account.wait(pair), self.by_name.wait(key), self.by_address.wait(address))
+        everywhere = 0.0 if self._known(key, address) else self.by_name.wait(key)
+        wait = max(self.by_account.wait(pair), everywhere, self.by_address.wait(address))
         if wait > 0:
             raise _too_many(wait)
         if await self._verify(password_hash, password):
             self.by_account.forget(pair)
+            self._remember(key, address)
             return True
         self.by_account.failed(pair)
         self.by_name.failed(key)
         self.by_address.failed(address)
         return False
+
+    def _known(self, key: str, address: str) -> bool:
+        """Whether the account signed in from ``address`` lately (then guesses from elsewhere cannot lock it)."""
+        when = self.known.get(key, {}).get(address)
+        return when is not None and self.clock() - when < KNOWN_ADDRESS_SECONDS
+
+    def _remember(self, key: str, address: str) -> None:
+        if key not in self.known and len(self.known) >= MAX_KEYS:
+            del self.known[next(iter(self.known))]  # bounded, as Attempts is: the account seen longest ago goes
+        addresses = self.known.pop(key, {})
+        addresses.pop(address, None)
+        addresses[address] = self.clock()
+        while len(addresses) > KNOWN_ADDRESSES_PER_ACCOUNT:
+            del addresses[next(iter(addresses))]
+        self.known[key] = addresses
 
     # -- the operations -------------------------------------------------------------
     async def sign_up(self, raw_name: str, raw_password: str, address: str = "?") -> Account:
@@ -232,6 +263,22 @@ class Accounts:
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         await self.storage.run(_op_set_password(account["id"], password_hash))
         await self.storage.run(session_store.op_end_all(account["id"]))
+        # After the sessions ended, never before: see revocation_mark.
+        self.revocations += 1
+        self.revoked[account["id"]] = self.revocations
+
+    def revocation_mark(self) -> int:
+        """Read before a request's session is looked up; :meth:`revoked_since` then says if it may still mint a token.
+
+        A request that found its session valid was looked up before a password change ended the sessions; the
+        change counts itself only after that, so a mark read before the lookup is always older than the change.
+        An endpoint that mints a seat token for the account checks, under the table's lock, that no change came
+        in between: else a resume racing a password change could mint a token after the change ended them all.
+        """
+        return self.revocations
+
+    def revoked_since(self, account: Account, mark: int) -> bool:
+        return self.revoked.get(account["id"], 0) > mark
 
     async def set_email(self, account: Account, email: str | None, language: str | Keep | None = KEEP) -> Mailbox:
         """Where this account's "your turn" emails go (None: no emails), and in which language (None: English).
@@ -325,6 +372,33 @@ async def link_seat(table: Any, index: int, account: Account) -> None:
         seat.account_id, seat.name = account["id"], account["name"]
         await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
         table.snapshots.broadcast_info()
+
+
+async def end_seat_tokens(tables: Iterable[Any], account_id: str, notice: dict[str, Any]) -> int:
+    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told; how many.
+
+    A changed password ends every session, and with them every seat credential those sessions could have
+    minted (a thief's copy of the session took the seat with ``resume``, or sat down as the account): seat
+    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old token
+    are sent ``notice`` (``bad_token``) and watch from then on; the owner's new session takes the seat back
+    with a fresh token (``POST /api/tables/{id}/resume``).
+    """
+    ended = 0
+    for table in list(tables):
+        if table.status == "over" or not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
+            continue
+        async with table.lock:
+            changed = False
+            for seat in table.seats:
+                if seat.account_id == account_id and seat.kind == "human" and seat.token_hash is not None:
+                    _, seat.token_hash = new_token()
+                    with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
+                        await table.write(Storage.op_update_seat(table.id, seat.stored()))
+                    table.unseat_connections(seat.index, notice)
+                    changed, ended = True, ended + 1
+            if changed:
+                table.snapshots.broadcast_info()
+    return ended
 
 
 # -- storage operations ----------------------------------------------------------------
