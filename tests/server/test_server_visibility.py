@@ -15,6 +15,7 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,103 @@ def test_the_clock_sells_a_house_drawn_at_random_not_one_the_others_can_name() -
     assert len(hand) >= 3
     drawn = {safe_action(view(state, 0)).house for _ in range(300)}  # type: ignore[union-attr]
     assert drawn == hand  # each of 300 draws misses a given house with odds (1 - 1/|hand|): never in practice
+
+
+# -- point 9: games hidden from everyone but their players -------------------------------------------
+def play_seat(server: Any, table: str, token: str) -> str:
+    """Play one seat to the end over a real WebSocket (the first legal move, on the newest state only)."""
+    with connect(f"{server.ws}/ws/tables/{table}") as ws:
+        ws.send(json.dumps({"type": "hello", "token": token}))
+        latest = receive(ws, "welcome")
+        seat, acked, pending = latest["seat"], 0, False
+        while latest["status"] != "over":
+            if not pending and latest["seq"] >= acked and seat in latest["view"]["to_act"]:
+                ws.send(json.dumps({"type": "act", "action": latest["view"]["legal"][0]}))
+                pending = True
+            message = receive(ws, "state", "ack")
+            if message["type"] == "ack":
+                acked, pending = message["seq"], False
+            else:
+                latest = message
+        return str(latest["status"])
+
+
+def play_seats(server: Any, table: str, tokens: list[str]) -> None:
+    """Play several people's seats at once (one thread each: each waits on its own socket)."""
+    with ThreadPoolExecutor(len(tokens)) as pool:
+        assert list(pool.map(lambda token: play_seat(server, table, token), tokens)) == ["over"] * len(tokens)
+
+
+def everything_about(client: httpx.Client, names: list[str]) -> dict[str, httpx.Response]:
+    """Every listing a viewer can ask for that names finished games or ratings."""
+    paths = ["/api/tables?status=over&limit=500", "/api/tables?status=all", "/api/leaderboard"]
+    paths += ["/api/leaderboard?kind=bots", "/api/leaderboard?players=3", "/api/leaderboard?players=2"]
+    paths += [f"/api/players/{name}" for name in names]
+    out = {path: client.get(path) for path in paths}
+    for path, response in out.items():
+        assert response.status_code == 200, (path, response.text)
+    return out
+
+
+def test_a_hidden_game_shows_to_its_players_only_in_every_listing_profile_and_history(server: Any) -> None:
+    """Ann and Bob play a rated invitation-only game with the ``random`` bot, Ann a rated solo game; Ann
+    also plays a rated public game. Eve (another account) and an anonymous visitor see the public game
+    and nothing of the other two, wherever they look; Ann and Bob see what they played."""
+    ann, bob, eve = account(server, "Ann"), account(server, "Bob"), account(server, "Eve")
+    anonymous = httpx.Client(base_url=server.base, timeout=30)
+    secret_name = "Hush table 7f3"
+    made = ann.post(
+        "/api/tables",
+        json={"name": secret_name, "players": 3, "join": True, "rated": True, "invite_only": True,
+              "seats": [None, None, "random"]},
+    )  # fmt: skip
+    assert made.status_code == 201, made.text
+    secret = made.json()["table"]["id"]
+    joined = bob.post(f"/api/tables/{secret}/join", json={"invite": made.json()["invite"]})
+    assert joined.status_code == 200, joined.text
+    play_seats(server, secret, [made.json()["token"], joined.json()["token"]])
+    solo = ann.post("/api/solo", json={"name": "Hush solo 7f3", "players": 2, "bot": "random", "rated": True})
+    assert solo.status_code == 201, solo.text
+    play_seats(server, solo.json()["table"]["id"], [solo.json()["token"]])
+    listed = ann.post("/api/tables", json={"players": 2, "join": True, "rated": True, "seats": [None, "random"]})
+    assert listed.status_code == 201, listed.text
+    public = listed.json()["table"]["id"]
+    play_seats(server, public, [listed.json()["token"]])
+    hidden = {secret, solo.json()["table"]["id"]}
+    deadline = time.monotonic() + WAIT  # each game is rated right after it ends, on the writer thread
+    while ann.get("/api/players/Ann").json()["player"]["ratings"].get("0", {}).get("games") != 3:
+        assert time.monotonic() < deadline, "the three rated games were not rated"
+        time.sleep(0.05)
+
+    names = ["Ann", "Bob", "bot:random"]
+    for viewer in (anonymous, eve):
+        seen = everything_about(viewer, names)
+        for path, response in seen.items():
+            for game in hidden:
+                assert game not in response.text, (path, response.text)
+            assert "Hush" not in response.text and "7f3" not in response.text, (path, response.text)
+        assert public in seen["/api/tables?status=over&limit=500"].text
+        for name in names:
+            player = seen[f"/api/players/{name}"].json()["player"]
+            assert {g["id"] for g in player["games"]} == ({public} if name != "Bob" else set()), (name, player)
+            history = player["history"]["0"]
+            # The rating after each game stays (the leaderboard shows ratings anyway); a hidden game's id and
+            # time go.
+            shown_ids = [point["game"] for point in history if point["game"] is not None]
+            assert shown_ids == ([public] if name != "Bob" else []), (name, history)
+            assert all(point["at"] is None for point in history if point["game"] is None), history
+            assert len(history) == player["ratings"]["0"]["games"]
+        for path in ("", "/record", "/replay", "/analysis", "/view"):
+            response = viewer.get(f"/api/tables/{secret}{path}")
+            assert response.status_code == 403 and response.json()["error"]["code"] == "private_table", path
+
+    for viewer, own in ((ann, hidden | {public}), (bob, {secret})):
+        seen = everything_about(viewer, names)
+        assert {g["id"] for g in seen["/api/players/Ann"].json()["player"]["games"]} == own | ({public})
+        assert {g["id"] for g in seen["/api/players/Bob"].json()["player"]["games"]} == {secret}
+        bot = seen["/api/players/bot:random"].json()["player"]
+        assert {g["id"] for g in bot["games"]} == own | {public}
+        assert {p["game"] for p in bot["history"]["0"]} - {None} == own | {public}
+        assert secret_name in seen["/api/players/Bob"].text  # its own players see its name
+        assert viewer.get(f"/api/tables/{secret}/record").status_code == 200
+    assert secret not in anonymous.get("/api/tables?status=over&limit=500").text  # still not listed

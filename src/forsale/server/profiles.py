@@ -3,10 +3,12 @@
 A profile holds the player's ratings (overall and per player count), their
 rating after each rated game (for the plot), their finished games with the
 games played and won per player count, and links to each game's replay and
-record. What another person sees of an account is what its games already
-show in public: finished games that were rated or listed in the lobby. The
-account's owner sees every one of their games (private and solo tables too);
-games in progress are the owner's alone (``GET /api/me/games``).
+record. Which finished games a viewer sees, on an account's profile, a bot's
+and in their rating histories, is :mod:`forsale.server.visibility`'s one
+rule: public games (listed in the lobby) to everyone, any other (private,
+solo, invitation-only) to its own players only; so the account's owner sees
+every one of their games. Games in progress are the owner's alone (``GET
+/api/me/games``).
 
 Deleting an account (:func:`op_delete_account`) removes its name, password,
 sessions and ratings. Its games stay in the history of the others, with the
@@ -23,17 +25,11 @@ from sqlalchemy import Connection, delete, select, update
 
 from . import ratings as rating_store
 from .storage import accounts, games, rating_changes, seat_names, seats, sessions
+from .visibility import shown_to
 
 DELETED_NAME = "deleted player"
 """What a deleted account's seats are called from then on, in every game, record and replay."""
 GAMES_SHOWN = 100
-
-
-def _visible(config: dict[str, Any] | None, invite_only: bool, owner: bool) -> bool:
-    """Whether a finished game shows on a profile: the owner sees all; others, rated or publicly listed ones,
-    but never an invitation-only game (its record and replay are its players' alone, and so are its names)."""
-    config = config or {}
-    return owner or (not invite_only and (bool(config.get("rated")) or not config.get("private", False)))
 
 
 def _game_entry(conn: Connection, row: Any, seat: int | None) -> dict[str, Any]:
@@ -82,17 +78,16 @@ def op_account_profile(key: str, viewer_id: str | None) -> Callable[[Connection]
                     games.c.config,
                     games.c.result,
                     games.c.finished_at,
-                    games.c.invite_hash,
                     seats.c.seat,
                 )
                 .join(seats, seats.c.game_id == games.c.id)
-                .where(seats.c.account_id == account_id, games.c.status == "over")
+                .where(seats.c.account_id == account_id, games.c.status == "over", shown_to(viewer_id))
                 .order_by(games.c.finished_at.desc())
             )
             .mappings()
             .all()
         )
-        shown = [r for r in rows if _visible(r["config"], r["invite_hash"] is not None, owner)]
+        shown = list(rows)
         played = [(r["players"], r["seat"] in ((r["result"] or {}).get("winners") or [])) for r in shown]
         player = rating_store.account_player(account_id)
         return {
@@ -102,15 +97,16 @@ def op_account_profile(key: str, viewer_id: str | None) -> Callable[[Connection]
             "me": owner,
             "by_players": _by_count(played),
             "ratings": rating_store.op_standings(player)(conn),
-            "history": rating_store.op_history(player)(conn),
+            "history": rating_store.op_history(player, viewer_id)(conn),
             "games": [_game_entry(conn, r, r["seat"]) for r in shown[:GAMES_SHOWN]],
         }
 
     return fn
 
 
-def op_bot_profile(bot: str) -> Callable[[Connection], dict[str, Any] | None]:
-    """A bot's profile: its ratings and rated games (a bot plays far too many unrated games to list them)."""
+def op_bot_profile(bot: str, viewer_id: str | None = None) -> Callable[[Connection], dict[str, Any] | None]:
+    """A bot's profile: its ratings and the rated games of it that ``viewer_id`` may see (a bot plays far too
+    many unrated games to list them)."""
 
     def fn(conn: Connection) -> dict[str, Any] | None:
         player = rating_store.bot_player(bot)
@@ -123,7 +119,7 @@ def op_bot_profile(bot: str) -> Callable[[Connection], dict[str, Any] | None]:
         rows = (
             conn.execute(
                 select(games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
-                .where(games.c.id.in_(rated))
+                .where(games.c.id.in_(rated), shown_to(viewer_id))
                 .order_by(games.c.finished_at.desc())
                 .limit(GAMES_SHOWN)
             )
@@ -139,7 +135,7 @@ def op_bot_profile(bot: str) -> Callable[[Connection], dict[str, Any] | None]:
                 str(n): {"played": s["games"], "won": s["wins"]} for n, s in sorted(standings.items()) if n != 0
             },
             "ratings": standings,
-            "history": rating_store.op_history(player)(conn),
+            "history": rating_store.op_history(player, viewer_id)(conn),
             "games": [_game_entry(conn, r, None) for r in rows],
         }
 

@@ -53,6 +53,7 @@ from ..arena.ratings import model, placings, rate_game
 from ..bots.registry import parse_spec
 from .refused import Refused
 from .storage import Storage, accounts, events, games, rating_changes, ratings, seats
+from .visibility import shown_to
 
 log = logging.getLogger("forsale.server")
 
@@ -349,21 +350,28 @@ def op_standings(player: str) -> Callable[[Connection], dict[int, dict[str, Any]
     return fn
 
 
-def op_history(player: str, limit: int = 1000) -> Callable[[Connection], dict[int, list[dict[str, Any]]]]:
-    """A player's rating after each rated game, oldest first, by scope (the profile's plot)."""
+def op_history(
+    player: str, viewer_id: str | None, limit: int = 1000
+) -> Callable[[Connection], dict[int, list[dict[str, Any]]]]:
+    """A player's rating after each rated game, oldest first, by scope (the profile's plot), as ``viewer_id``
+    may see it: after a game hidden from the viewer (:mod:`forsale.server.visibility`) the rating is
+    there, the game's id and time are not (``null``)."""
 
     def fn(conn: Connection) -> dict[int, list[dict[str, Any]]]:
+        shown = shown_to(viewer_id).label("shown")
         rows = conn.execute(
-            select(rating_changes)
+            select(rating_changes, shown)
+            .join(games, games.c.id == rating_changes.c.game_id)
             .where(rating_changes.c.player == player)
             .order_by(rating_changes.c.at.desc(), rating_changes.c.game_id)
             .limit(limit)
         ).mappings()
         out: dict[int, list[dict[str, Any]]] = {}
         for r in reversed(rows.all()):
+            seen = bool(r["shown"])
             out.setdefault(r["players"], []).append(
-                {"game": r["game_id"], "at": r["at"], "rating": round(r["mu"] - 3 * r["sigma"], 2),
-                 "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
+                {"game": r["game_id"] if seen else None, "at": r["at"] if seen else None,
+                 "rating": round(r["mu"] - 3 * r["sigma"], 2), "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
             )  # fmt: skip
         return out
 

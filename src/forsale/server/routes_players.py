@@ -37,16 +37,17 @@ SEAT_MOVED = "this seat was taken up on another device (its token was replaced);
 async def profile(request: Request, name: str) -> dict[str, Any]:
     """A player's page: ratings, rating after each rated game, games played and won per player count, games."""
     storage: Storage = request.app.state.storage
+    viewer = await accounts_of(request).current(request)
+    viewer_id = viewer["id"] if viewer else None  # which games it may see: forsale.server.visibility
     if name.startswith(BOT_PREFIX):
         bot = name.removeprefix(BOT_PREFIX)
-        found = await storage.run(op_bot_profile(bot)) if BOT_NAME.fullmatch(bot) else None
+        found = await storage.run(op_bot_profile(bot, viewer_id)) if BOT_NAME.fullmatch(bot) else None
     else:
         try:
             normal_name(name)  # what no account can be called (a NUL, say) is looked up nowhere
         except Refused:
             raise Refused("not_found", "there is no player with this name", 404) from None
-        viewer = await accounts_of(request).current(request)
-        found = await storage.run(op_account_profile(name_key(name), viewer["id"] if viewer else None))
+        found = await storage.run(op_account_profile(name_key(name), viewer_id))
     if found is None:
         shown = repr(name) if len(name) <= 24 else "with this name"
         raise Refused("not_found", f"there is no player {shown} (bots have ratings once they play a rated game)", 404)

@@ -727,14 +727,13 @@ class Storage:
 
     @staticmethod
     def op_list_finished(limit: int) -> Callable[[Connection], list[dict[str, Any]]]:
+        """The latest finished public games: the lobby's list, the same for everyone (forsale.server.visibility)."""
+        from .visibility import shown_to  # visibility reads this module's tables
+
         def fn(conn: Connection) -> list[dict[str, Any]]:
             rows = conn.execute(
                 select(games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
-                .where(
-                    games.c.status == "over",
-                    games.c.invite_hash.is_(None),  # invitation-only games stay unlisted
-                    func.coalesce(games.c.config["private"].as_boolean(), False).is_(False),  # and so do private ones
-                )
+                .where(games.c.status == "over", shown_to(None))  # no private, solo or invitation-only game
                 .order_by(games.c.finished_at.desc())
                 .limit(limit)
             ).mappings()
