@@ -110,3 +110,27 @@ def test_a_guest_seat_is_claimed_and_my_games_leads_back_from_another_device(
     assert me.wait_turn() in ("auction", "sale")
     me.play_to_end()
     expect(other.locator(".game")).to_have_attribute("data-phase", "over")
+
+
+def test_a_rated_game_is_never_offered_with_hints(new_page: Callable[..., Page]) -> None:
+    """The server refuses hints at a rated table (400 hints_off): the form switches them off and disables them
+    while "rated" is ticked, in both lobby forms, and the creator of a rated table gets no hints switch."""
+    page = new_page()
+    page.goto("/")
+    sign_up(page, unique("Hal"))
+    for form in ("solo", "friends"):
+        hints, rated = page.locator(f"#{form}-hints"), page.locator(f"#{form}-rated")
+        hints.check()
+        rated.check()
+        expect(hints).to_be_disabled()
+        expect(hints).not_to_be_checked()
+        rated.uncheck()
+        expect(hints).to_be_enabled()
+    page.locator("#solo-hints").check()
+    page.locator("#solo-rated").check()
+    page.select_option("#solo-players", "2")
+    page.select_option("#solo-bot", "random")
+    page.click("#play-solo")  # a rated game, sent without hints: the server takes it
+    page.wait_for_selector(".game[data-phase=auction]")
+    expect(page.locator("#hints-allowed")).to_have_count(0)
+    expect(page.locator("#hint")).to_have_count(0)
