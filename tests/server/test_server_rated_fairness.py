@@ -92,3 +92,10 @@ def test_only_a_bot_without_options_is_rated_as_that_bot() -> None:
         assert rated_bot(spec) is None
         assert player_at("bot", spec, None, False) is None  # rated as nobody: never as the real bot
     assert player_at("bot", "hard:samples=1", "acc", True) == "account:acc"  # a person who left is still rated
+
+
+def test_the_server_logged_no_traceback(server: Any) -> None:
+    """Runs last (file order): every refusal above was an answer, not a crash."""
+    assert server.proc.poll() is None
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[-3000:]

@@ -236,3 +236,10 @@ def test_a_hidden_game_shows_to_its_players_only_in_every_listing_profile_and_hi
         assert secret_name in seen["/api/players/Bob"].text  # its own players see its name
         assert viewer.get(f"/api/tables/{secret}/record").status_code == 200
     assert secret not in anonymous.get("/api/tables?status=over&limit=500").text  # still not listed
+
+
+def test_the_server_logged_no_traceback(server: Any) -> None:
+    """Runs last (file order): nothing above was a bug of the server's."""
+    assert server.proc.poll() is None
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[-3000:]

@@ -184,7 +184,9 @@ class Scheduler:
         table = self.table
         now = time.monotonic()
         for s, when in sorted(self._effective_deadlines().items()):
-            if when <= now + 0.001:
+            # Still to act? Another clock task (a timer re-armed while this one awaited a write) may have
+            # played this seat meanwhile: in a sale round it then has no legal choice left to draw from.
+            if when <= now + 0.001 and s in self.to_act():
                 seat = table.seats[s]
                 away_since = None if table.turn_limit else seat.away_since
                 source = "away" if away_since is not None and away_since + table.options.grace <= now else "clock"
