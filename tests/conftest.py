@@ -39,10 +39,17 @@ class ServeProcess:
 
     ``db`` is a database URL; the server runs in ``workdir`` and logs there.
     The server tests and the browser tests both use it (through the
-    ``serve_process`` fixture).
+    ``serve_process`` fixture). Every test talks to it from 127.0.0.1, and the
+    browser tests share one server all session, so the limits on tables per
+    client are off unless ``table_limits`` (a test of those limits) keeps
+    ``forsale serve``'s defaults; ``extra`` may set them too.
     """
 
-    def __init__(self, db: str, workdir: Path, *extra: str, port: int | None = None) -> None:
+    def __init__(
+        self, db: str, workdir: Path, *extra: str, port: int | None = None, table_limits: bool = False
+    ) -> None:
+        if not table_limits:
+            extra = ("--tables-per-client", "0", "--bot-tables-per-client", "0", *extra)
         self.db, self.workdir, self.extra = db, workdir, extra
         self.port = port or self.free_port()
         self.proc: subprocess.Popen[bytes] | None = None

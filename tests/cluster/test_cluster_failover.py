@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -166,3 +167,24 @@ def test_the_nodes_log_their_start_takeovers_and_stop_at_info(cluster: Any) -> N
         assert f"cluster node {name} ({name}/" in log and " started: " in log, log[-2000:]
     assert any(re.search(r"took table \S+ \(epoch \d+\)", log) for log in logs.values())  # after the kill -9
     assert any(re.search(r"stopped: \d+ tables released", log) for log in logs.values())  # the clean stop
+
+
+def test_each_node_reports_its_leases_on_metrics_and_the_balancer_keeps_them_in(cluster: Any) -> None:
+    assert httpx.get(f"{cluster.balancer.base}/metrics", timeout=10).status_code == 403  # not for players
+    table = new_game(cluster.balancer.base, 3, name="metrics", join=False)[0]
+    owner = wait_for(lambda: cluster.owners().get(table), 30, "the new table has an owner")[0]
+    taken = 0.0
+    for node in cluster.nodes:
+        node.wait_healthy()  # the node stopped by an earlier test is back
+        text = httpx.get(f"{node.base}/metrics", timeout=10).text
+        samples = {
+            s.name: s.value
+            for family in text_string_to_metric_families(text)
+            for s in family.samples
+            if s.labels.get("node") in (None, node.name)
+        }
+        assert samples["forsale_node_healthy"] == 1 and samples["forsale_db_unavailable"] == 0
+        if node.name == owner:
+            assert samples["forsale_leases_held"] >= 1
+        taken += samples["forsale_leases_taken_total"]
+    assert taken >= 1  # the tables of the killed and the stopped node were taken by the others

@@ -158,7 +158,7 @@ def create(http: httpx.Client, **body: Any) -> httpx.Response:
 
 def test_open_tables_per_client_are_bounded_and_the_lobby_lists_the_newest_first(serve: Any, tmp_path: Path) -> None:
     """``forsale serve``'s defaults: five waiting tables per client; the sixth is refused until one starts."""
-    server = serve(f"sqlite:///{tmp_path / 'open.sqlite3'}", tmp_path).start()
+    server = serve(f"sqlite:///{tmp_path / 'open.sqlite3'}", tmp_path, table_limits=True).start()
     with client(server, ATTACKER) as attacker, client(server, NEWCOMER) as newcomer:
         mine = []
         for i in range(5):

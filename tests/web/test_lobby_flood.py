@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(240)
 @pytest.fixture
 def own_server(tmp_path: Path, serve_process: type[Any]) -> Iterator[Any]:
     """A server of this test's own (the flood must not fill the shared one), at ``forsale serve``'s limits."""
-    server = serve_process(f"sqlite:///{tmp_path / 'flood.sqlite3'}", tmp_path).start()
+    server = serve_process(f"sqlite:///{tmp_path / 'flood.sqlite3'}", tmp_path, table_limits=True).start()
     try:
         yield server
     finally:

@@ -40,6 +40,7 @@ from . import (
     routes_accounts,
     routes_analysis,
     routes_cluster,
+    routes_metrics,
     routes_players,
     routes_social,
     routes_tables,
@@ -78,6 +79,7 @@ ROUTERS = (
     routes_players.router,
     routes_cluster.router,
     routes_analysis.router,
+    routes_metrics.router,
 )
 """The REST endpoints, one router per concern (``routes_*.py``); a new concern adds its router here."""
 

@@ -128,6 +128,7 @@ class ClusterLobby(Lobby):
         self.healthy = False
         self.draining = False
         self.takeovers = 0  # tables this node took whose lease another node had held
+        self.leases_lost = 0  # tables it lost without releasing them (forsale.server.metrics)
         self._taking: dict[str, asyncio.Task[LiveTable | None]] = {}
         self._released: dict[str, asyncio.Event] = {}
         self._dirty: set[str] = set()
@@ -203,6 +204,7 @@ class ClusterLobby(Lobby):
             self._dirty.add(table.id)
 
     def lost(self, table: LiveTable) -> None:
+        self.leases_lost += 1
         log.warning("cluster node %s: table %s was taken by another node; letting it go", self.node, table.id)
         self._chore(self._let_go(table, release=False))
 
@@ -420,6 +422,7 @@ class ClusterLobby(Lobby):
             if time.monotonic() - self._last_renewed > ttl:
                 self.healthy = False
                 for table in [t for t in self.tables.values() if t.id in self.held]:
+                    self.leases_lost += 1
                     self._chore(self._let_go(table, release=False))
             return
         self._last_renewed = started
@@ -431,6 +434,7 @@ class ClusterLobby(Lobby):
                     self.held.pop(table_id, None)
                 else:
                     log.warning("cluster node %s: lost the lease of table %s", self.node, table_id)
+                    self.leases_lost += 1
                     self._chore(self._let_go(gone, release=False))
 
     async def _sweep(self) -> int:

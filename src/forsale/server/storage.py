@@ -55,6 +55,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
 from .names import skeleton
+from .metrics import BATCHES
 from .outage import Outage, Unavailable, is_outage
 
 log = logging.getLogger("forsale.server")
@@ -549,6 +550,7 @@ class Storage:
         self.outage.recovered()
         self.commits += 1
         self.calls += len(live)
+        BATCHES.observe(len(live))
         return [(c, True, value) for c, value in zip(live, results)]
 
     def _run_one(self, call: _Call) -> tuple[_Call, bool, Any]:

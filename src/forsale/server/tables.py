@@ -27,6 +27,7 @@ from ..record import to_record
 from ..rules import Ruleset
 from ..state import Deal, State, play_moves
 from ..view import View, spectator_view
+from . import metrics
 from .chat import ChatLog
 from .connections import Conn, dumps
 from .ratings import rate_finished
@@ -293,6 +294,7 @@ class LiveTable:
     async def act(self, index: int, action: Action, source: str, conn: Conn | None = None, msg_id: Any = None) -> int:
         """Check, persist, apply and announce one action (see the module docstring)."""
         async with self.lock:
+            started = time.perf_counter()  # for forsale.server.metrics: the check, the commit, the state
             if self.status == "waiting":
                 raise Refused(
                     "not_started", f"the game starts when every seat is taken (free: {free_seats_text(self.seats)})"
@@ -325,6 +327,7 @@ class LiveTable:
             if conn is not None and ack is not None:
                 conn.send(ack)
             self._changed(self._event(index, action, source, resolved))
+            metrics.action(source, time.perf_counter() - started)
             return seq
 
     def _event(self, index: int, action: Action, source: str, resolved: bool) -> dict[str, Any]:
