@@ -47,6 +47,7 @@ from . import (
 )
 from . import sessions as session_store
 from .accounts import Accounts
+from .apidocs import add_docs
 from .badinput import BadInputLog
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .cluster import ClusterConfig, ClusterLobby
@@ -136,10 +137,25 @@ class HttpLimits:
         return None
 
 
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",  # everything the page and the API docs load comes from this server
+        "script-src 'self'",  # no inline script, no eval: an injected <script> or onclick= never runs
+        "style-src 'self'",  # no inline <style> or style="" (the page sets styles through the CSSOM)
+        "img-src 'self' data:",  # the favicon and the CSS's little drawings are data: URIs
+        "connect-src 'self'",  # fetch and the table's WebSocket (ws:/wss: to this host count as 'self')
+        "object-src 'none'",
+        "base-uri 'none'",  # no injected <base> can move the page's relative addresses elsewhere
+        "form-action 'self'",
+        "frame-ancestors 'none'",  # no other site may frame the page (with X-Frame-Options for old browsers)
+    )
+)
+"""The page's Content-Security-Policy, on every answer (an error page or a JSON body runs nothing either)."""
+
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),  # a record or an avatar is never run as a script or page
     (b"x-frame-options", b"DENY"),  # no other site may frame the table and trick a click (clickjacking)
-    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"referrer-policy", b"same-origin"),  # links out of the page do not carry a table's address
 ]
 """Added to every HTTP answer."""
@@ -320,7 +336,7 @@ def create_app(
         title="forsale server",
         version=__version__,
         lifespan=lifespan,
-        docs_url="/api/docs",
+        docs_url=None,  # FastAPI's would load Swagger UI from a CDN: forsale.server.apidocs serves it from here
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
@@ -417,6 +433,9 @@ def create_app(
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+    if not add_docs(app):  # before the catch-all below
+        log.info("the API docs (/api/docs) are off: install the server extra's fastapi-offline to serve them")
 
     @app.api_route("/api/{path:path}", methods=[*ALL_METHODS], include_in_schema=False)
     async def no_such_endpoint(request: Request, path: str) -> JSONResponse:

@@ -21,6 +21,9 @@ export function h(tag, attrs, ...children) {
       if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
       else if (key === "dataset") Object.assign(el.dataset, value);
       else if (key === "text") el.textContent = value;
+      // Through the CSSOM, not the style attribute: the page's Content-Security-Policy refuses inline style
+      // attributes (style-src 'self'), and CSSOM changes are not inline styles.
+      else if (key === "style") el.style.cssText = value;
       else el.setAttribute(key, value === true ? "" : value);
     }
   }
