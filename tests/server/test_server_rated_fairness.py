@@ -85,6 +85,18 @@ def test_a_rated_table_seats_bots_at_their_default_strength_only(server: Any, sp
     assert mallory.post("/api/tables", json=unrated).status_code == 201  # unrated, a bot may have any options
 
 
+def test_a_rated_table_needs_a_person(server: Any) -> None:
+    """A table of bots alone, rated, would move the bots' ratings (and every player's standing against them)
+    at the asking of whoever made it, without anyone playing."""
+    oscar = account(server, "Oscar")
+    bots_only = {"players": 3, "rated": True, "seats": ["hard", "random", "random"]}
+    message = refused(oscar.post("/api/tables", json=bots_only), 400, "bad_seats")
+    assert "person" in message
+    assert oscar.get("/api/me/games").json()["games"] == []
+    mixed = oscar.post("/api/tables", json={"players": 2, "rated": True, "seats": [None, "random"]})
+    assert mixed.status_code == 201, mixed.text  # a seat left open for a person to take: fine
+
+
 def test_only_a_bot_without_options_is_rated_as_that_bot() -> None:
     assert rated_bot("hard") == rated_bot(" hard ") == "hard"
     assert player_at("bot", "hard", None, False) == "bot:hard"

@@ -410,7 +410,8 @@ def check_rated_hints(rated: bool, hints: bool | None) -> None:
 
 
 def check_rated_table(rated: bool, hints: bool, bots: Iterable[str | None]) -> None:
-    """What a rated table may not have, refused in words before it is made: hints, or a bot with options.
+    """What a rated table may not have, refused in words before it is made: hints, a bot with options, or no
+    seat for a person (a table of bots alone would let anyone move the bots' ratings without playing).
 
     ``bots``: the seats' bot specs (None or ``"human"`` for a person's seat). Only a bot at its default
     strength has a rating; one with options would be rated as nobody, so beating it repeatedly would be
@@ -419,7 +420,10 @@ def check_rated_table(rated: bool, hints: bool, bots: Iterable[str | None]) -> N
     check_rated_hints(rated, hints)
     if not rated:
         return
-    for i, spec in enumerate(bots):
+    specs = list(bots)
+    if specs and all(spec not in (None, "human") for spec in specs):  # nobody to rate: only bots' ratings move
+        raise Refused("bad_seats", "a rated game needs a seat for a person: bots alone play unrated games")
+    for i, spec in enumerate(specs):
         if spec not in (None, "human") and rated_bot(spec) is None:
             name = spec.split(":")[0].strip() or spec
             raise Refused(

@@ -51,7 +51,7 @@ async def create_table(request: Request) -> dict[str, Any]:
 async def solo(request: Request) -> dict[str, Any]:
     account = await accounts_of(request).current(request, changing=True)
     body = await body_of(request, Solo)
-    check_rated_table(body.rated, body.hints, body.bots if body.bots is not None else [body.bot])
+    check_rated_table(body.rated, body.hints, [None, *(body.bots if body.bots is not None else [body.bot])])
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
     out = await lobby_of(request).solo(body, client_key(address(request), account))

@@ -54,8 +54,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-from .names import skeleton
 from .metrics import BATCHES
+from .names import skeleton
 from .outage import Outage, Unavailable, is_outage
 
 log = logging.getLogger("forsale.server")
