@@ -200,6 +200,7 @@ class ClusterLobby(Lobby):
             self._dirty.add(game.id)  # published once it is live (see _flush)
 
     def changed(self, table: LiveTable) -> None:
+        super().changed(table)
         if not table.private and table.id in self.held:
             self._dirty.add(table.id)
 

@@ -14,10 +14,11 @@ must not be able to crowd everyone else out by opening many tables. So:
   players and :attr:`Limits.bot_tables` tables of bots only playing at once
   (``429 too_many_tables`` / ``429 too_many_bot_tables``), so the lobby
   cannot be flooded and the workers not queued up from one client;
-- a waiting table nobody has been connected to for :attr:`Limits.expiry`
-  seconds (at a table with a long clock, at least its ``turn_limit``) is
-  closed (:meth:`forsale.server.lobby.Lobby.expire`): it leaves the lobby and
-  no longer counts against its owner.
+- a waiting table nobody has been connected to, and whose seats nobody
+  has taken or left, for :attr:`Limits.expiry` seconds (at a table with a
+  long clock, at least its ``turn_limit``) is closed
+  (:meth:`forsale.server.lobby.Lobby.expire`): it leaves the lobby and no
+  longer counts against its owner.
 """
 
 from __future__ import annotations

@@ -115,7 +115,8 @@ class Lobby:
         await self.storage.run(Storage.op_create_game(game))
 
     def changed(self, table: LiveTable) -> None:
-        """A table's lobby entry changed (seats, spectators, status)."""
+        """A table's lobby entry changed (seats, spectators, status): a waiting table's quiet time starts again."""
+        self.shares.quiet_since.pop(table.id, None)
 
     def lost(self, table: LiveTable) -> None:
         """A write found the table's lease taken: it lives on another server now."""
