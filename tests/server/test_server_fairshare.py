@@ -189,6 +189,16 @@ def test_open_tables_per_client_are_bounded_and_the_lobby_lists_the_newest_first
         assert newcomer.get(f"/api/tables/{mine[0]}").json()["table"]["status"] == "playing"
         assert create(attacker, name="after one started").status_code == 201
         assert create(attacker, name="one too many again").status_code == 429
+    # Signed in, the client is the account, wherever it comes from; a guest at its address is another client.
+    with client(server, "127.0.0.4") as home, client(server, "127.0.0.5") as away, client(server, "127.0.0.4") as guest:
+        assert home.post("/api/signup", json={"name": "Tabitha", "password": "a long passphrase"}).status_code == 201
+        away.cookies = home.cookies
+        for i in range(5):
+            assert create(home if i % 2 else away, name=f"account table {i}").status_code == 201
+        for http in (home, away):
+            refused = create(http, name="one too many")
+            assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_tables"
+        assert create(guest, name="a guest at the same address").status_code == 201
 
 
 def test_abandoned_waiting_tables_expire_and_tables_with_people_stay(serve: Any, tmp_path: Path) -> None:
