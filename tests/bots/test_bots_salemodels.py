@@ -77,9 +77,11 @@ FAMILIES = {
     "highest": ("highest", "match_top"),  # twice the top cheque is above most hands: nearly always the highest
     "median": ("median",),
     "hand_mean": ("hand_mean",),
-    "rank_top_left": ("rank_top_left", "rank_mean_left", "rank_top_all", "rank_mean_all"),
-    "rank_mean_all": ("rank_top_left", "rank_mean_left", "rank_top_all", "rank_mean_all"),
+    "rank_top_left": ("rank_top_left", "rank_mean_left", "rank_top_all", "rank_mean_all", "rank_round"),
+    "rank_mean_all": ("rank_top_left", "rank_mean_left", "rank_top_all", "rank_mean_all", "rank_round"),
+    "rank_round": ("rank_top_left", "rank_mean_left", "rank_top_all", "rank_mean_all", "rank_round"),
     "threshold_12": ("threshold_9", "threshold_12", "threshold_14"),
+    "tiers_mean": ("tiers_mean", "median"),  # a middling table: the median house
     "match_top": ("highest", "match_top"),
     "match": ("match",),
     "greedy": ("greedy", "greedy_now"),

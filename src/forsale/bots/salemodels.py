@@ -8,9 +8,11 @@ plays leaves the points on the table that a best response to them would take.
 
 **The library** (:data:`RULES`): rank matching on several scales (the house
 whose rank in the hand matches the rank of the top or the mean cheque of the
-table among the cheques still unseen, or among all the cheques of the game);
+table among the cheques still unseen, or among all the cheques of the game,
+or of the round's sum among the rounds left);
 lowest, highest, median, the house nearest the hand's mean; threshold rules
-(the highest house when the top cheque reaches a threshold, else the lowest);
+(the highest house when the top cheque reaches a threshold, else the lowest),
+and the same on a three-step scale of the table's richness (``tiers``);
 cheque matching (nearest twice the top cheque); the expert's sale types
 ``greedy``, ``greedy_now`` and ``match`` and the expert's own sale
 (:func:`forsale.bots.expert.sale_choice`, imported, not restated); and the
@@ -44,7 +46,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from math import log
+from math import erf, log, sqrt
 
 from ..rules import CHEQUES
 from ..view import View
@@ -126,6 +128,32 @@ def _all(pos: Position) -> Sequence[float]:
     return CHEQUES
 
 
+def _round_rank(pos: Position, seat: int) -> int:
+    """The house whose rank in the hand matches this round's rank among the rounds left: the table's sum
+    against the sum of as many cheques drawn from the unseen ones (a normal approximation, without
+    replacement), a narrower scale than single cheques."""
+    k = len(pos.hands[seat])
+    n, pool = len(pos.table), pos.pool
+    if k == 1 or len(pool) < 2:
+        return 0
+    mu = sum(pool) / len(pool)
+    var = sum((c - mu) ** 2 for c in pool) / len(pool) * n * (len(pool) - n) / (len(pool) - 1)
+    z = (sum(pos.table) - n * mu) / sqrt(var) if var > 0 else 0.0
+    return round(0.5 * (1.0 + erf(z / sqrt(2.0))) * (k - 1))
+
+
+def _tiers(cheque: Callable[[Position], float]) -> Choice:
+    """Rank matching on a three-step scale: the highest house when ``cheque`` is in the top third of the
+    cheques not yet won, the lowest in the bottom third, the median between (keep the best for rich rounds)."""
+
+    def choose(pos: Position, seat: int) -> int:
+        k = len(pos.hands[seat])
+        r = _rank(cheque(pos), _left(pos))
+        return k - 1 if r >= 2 / 3 else 0 if r <= 1 / 3 else k // 2
+
+    return choose
+
+
 def _threshold(t: int) -> Choice:
     """The highest house when the top cheque is at least ``t``, else the lowest."""
     return lambda pos, seat: len(pos.hands[seat]) - 1 if pos.table[-1] >= t else 0
@@ -173,6 +201,8 @@ CHOICES: dict[str, Choice] = {
     "rank_mean_left": _rank_match(_mean, _left),
     "rank_top_all": _rank_match(_top, _all),
     "rank_mean_all": _rank_match(_mean, _all),
+    "rank_round": _round_rank,
+    "tiers_mean": _tiers(_mean),
     "threshold_9": _threshold(9),
     "threshold_12": _threshold(12),
     "threshold_14": _threshold(14),
