@@ -34,6 +34,7 @@ from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 
 from . import sessions as session_store
+from .connections import Conn
 from .names import hidden, person_name_problem, skeleton
 from .refused import Refused
 from .seats import new_token
@@ -374,16 +375,16 @@ async def link_seat(table: Any, index: int, account: Account) -> None:
         table.snapshots.broadcast_info()
 
 
-async def end_seat_tokens(tables: Iterable[Any], account_id: str, notice: dict[str, Any]) -> int:
-    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told; how many.
+async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
+    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told.
 
     A changed password ends every session, and with them every seat credential those sessions could have
     minted (a thief's copy of the session took the seat with ``resume``, or sat down as the account): seat
-    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old token
-    are sent ``notice`` (``bad_token``) and watch from then on; the owner's new session takes the seat back
-    with a fresh token (``POST /api/tables/{id}/resume``).
+    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old tokens
+    watch from now on; they are returned, for the caller to tell them (``bad_token``) once its own answer, with
+    the new session's cookie, is on its way: a page told first would resume with the old cookie, and fail.
     """
-    ended = 0
+    unseated: list[Conn] = []
     for table in list(tables):
         if table.status == "over" or not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
             continue
@@ -394,11 +395,12 @@ async def end_seat_tokens(tables: Iterable[Any], account_id: str, notice: dict[s
                     _, seat.token_hash = new_token()
                     with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
                         await table.write(Storage.op_update_seat(table.id, seat.stored()))
-                    table.unseat_connections(seat.index, notice)
-                    changed, ended = True, ended + 1
+                    unseated.extend(seat.conns)
+                    table.unseat_connections(seat.index)
+                    changed = True
             if changed:
                 table.snapshots.broadcast_info()
-    return ended
+    return unseated
 
 
 # -- storage operations ----------------------------------------------------------------

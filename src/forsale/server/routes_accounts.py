@@ -9,9 +9,12 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
+from starlette.background import BackgroundTask
 
+from ..refusals import Params
 from . import sessions as session_store
 from .accounts import KEEP, Account, end_seat_tokens
+from .connections import Conn
 from .messages import ChangePassword, Credentials, EmailBody, NoFields
 from .rest import accounts_of, address, body, body_of, errors, lobby_of
 from .sockets import error
@@ -19,6 +22,8 @@ from .sockets import error
 router = APIRouter()
 
 PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
+ENDED: Params = {"why": "password_changed"}
+"""What tells a page its seat token ended with the password (it then resumes the seat, if still signed in)."""
 
 
 async def signed_in(request: Request, account: Account) -> JSONResponse:
@@ -101,9 +106,16 @@ async def change_password(request: Request) -> JSONResponse:
     change = await body_of(request, ChangePassword)
     await accounts.change_password(account, change.old_password, change.new_password, address(request))
     # Every seat token the old sessions could have fetched ends too; this client's new session resumes its seats.
-    notice = error("bad_token", PASSWORD_CHANGED, params={"why": "password_changed"})
-    await end_seat_tokens(lobby_of(request).tables.values(), account["id"], notice)
-    return await signed_in(request, account)
+    unseated = await end_seat_tokens(lobby_of(request).tables.values(), account["id"])
+    response = await signed_in(request, account)
+    # The sockets are told after this answer (and its new cookie) went out, so that a page resuming at once has it.
+    response.background = BackgroundTask(tell, unseated, error("bad_token", PASSWORD_CHANGED, params=ENDED))
+    return response
+
+
+async def tell(conns: list[Conn], notice: dict[str, Any]) -> None:
+    for conn in conns:
+        conn.send(notice)
 
 
 @router.get("/api/me/games", responses=errors(401))

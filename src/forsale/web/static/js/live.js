@@ -206,13 +206,24 @@ export function showTable(ctx, tableId, opts = {}) {
         break;
       case "error":
         if (msg.code === "bad_token") {
-          // The token no longer holds a seat here (the seat was given up): watch instead.
           seats.drop(tableId);
           m.token = null;
           m.seat = null;
+          conn.close();
+          if (msg.params && msg.params.why === "password_changed") {
+            // The account's password changed (here, or on another device): its seat tokens ended. Signed in
+            // here with the new password, the seat comes back with a fresh token; a device the change signed
+            // out watches. (Only this reason: a seat taken up on another device stays there, no ping-pong.)
+            resumeSeat().then(() => {
+              if (gone) return;
+              if (m.watch) ctx.toast(t("table.seatLost"));
+              connect();
+            });
+            return;
+          }
+          // The token no longer holds a seat here (the seat was given up, or taken up elsewhere): watch instead.
           m.watch = true;
           ctx.toast(t("table.seatLost"));
-          conn.close();
           connect();
           return;
         }
