@@ -205,6 +205,39 @@ def test_a_password_change_ends_the_seat_tokens_a_stolen_session_minted(server: 
                 raise AssertionError("the owner's seat never came to act")
 
 
+def test_signing_out_everywhere_ends_the_seat_tokens_a_stolen_session_minted(server: Any) -> None:
+    with httpx.Client(base_url=server.base) as owner, httpx.Client(base_url=server.base) as guest:
+        name = sign_up(owner)
+        table_id = owner.post("/api/tables", json={"players": 2, "join": True}).json()["table"]["id"]
+        assert guest.post(f"/api/tables/{table_id}/join", json={}).status_code == 200
+        with httpx.Client(base_url=server.base, cookies=dict(owner.cookies)) as thief:
+            stolen_token = thief.post(f"/api/tables/{table_id}/resume", json={}).json()["token"]
+            with connect(f"{server.ws}/ws/tables/{table_id}", open_timeout=30) as thief_ws:
+                assert hello(thief_ws, stolen_token)["seat"] == 0
+                assert owner.post("/api/signout", json={"everywhere": True}).status_code == 200
+                cut = recv_until(thief_ws, lambda m: m["type"] == "error")
+                assert cut["code"] == "bad_token" and cut["params"]["why"] == "signed_out"
+            assert thief.get("/api/me").json() == {"account": None}
+            assert thief.post(f"/api/tables/{table_id}/resume", json={}).status_code == 401
+            assert thief.post(f"/api/tables/{table_id}/leave", json={"token": stolen_token}).status_code == 403
+        assert owner.post("/api/signin", json={"name": name, "password": PASSWORD}).status_code == 200
+        resumed = owner.post(f"/api/tables/{table_id}/resume", json={})
+        assert resumed.status_code == 200
+        with connect(f"{server.ws}/ws/tables/{table_id}", open_timeout=30) as ws:
+            assert hello(ws, resumed.json()["token"])["seat"] == 0
+
+
+def test_signing_out_here_only_ends_this_session(server: Any) -> None:
+    with httpx.Client(base_url=server.base) as here:
+        name = sign_up(here)
+        with httpx.Client(base_url=server.base) as there:
+            assert there.post("/api/signin", json={"name": name, "password": PASSWORD}).status_code == 200
+            assert here.post("/api/signout", json={}).status_code == 200
+            assert here.get("/api/me").json() == {"account": None}
+            assert there.get("/api/me").json()["account"]["name"] == name
+            assert there.post("/api/signout", json={"everywhere": "yes"}).status_code == 400  # strictly a boolean
+
+
 # -- 4. many addresses do not lock the owner out -----------------------------------------------------
 def from_address(server: Any, host: str) -> httpx.Client:
     """A client whose connections leave from ``host`` (any 127.x.y.z is this machine's loopback)."""

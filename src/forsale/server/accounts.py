@@ -263,6 +263,13 @@ class Accounts:
             raise Refused("wrong_password", "the old password is not this account's", 403)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         await self.storage.run(_op_set_password(account["id"], password_hash))
+        await self.end_all_sessions(account)
+
+    async def end_all_sessions(self, account: Account) -> None:
+        """End every session of the account (a new password, or signing out everywhere).
+
+        The caller ends the seat tokens too (:func:`end_seat_tokens`): they are the sessions' credentials.
+        """
         await self.storage.run(session_store.op_end_all(account["id"]))
         # After the sessions ended, never before: see revocation_mark.
         self.revocations += 1

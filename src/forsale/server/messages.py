@@ -394,3 +394,11 @@ class DeleteAccount(_Strict):
 
 class NoFields(_Strict):
     """A body with nothing in it: ``{}``, or no body at all."""
+
+
+class SignOut(_Strict):
+    """``POST /api/signout``: ``{}`` (or no body) ends this session; ``{"everywhere": true}`` ends every session of
+    the account and every seat token they could have fetched, as a password change does (a lost phone, a
+    forgotten shared computer)."""
+
+    everywhere: StrictBool = False

@@ -15,7 +15,7 @@ from ..refusals import Params
 from . import sessions as session_store
 from .accounts import KEEP, Account, end_seat_tokens
 from .connections import Conn
-from .messages import ChangePassword, Credentials, EmailBody, NoFields
+from .messages import ChangePassword, Credentials, EmailBody, SignOut
 from .rest import accounts_of, address, body, body_of, errors, lobby_of
 from .sockets import error
 
@@ -24,6 +24,8 @@ router = APIRouter()
 PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
 ENDED: Params = {"why": "password_changed"}
 """What tells a page its seat token ended with the password (it then resumes the seat, if still signed in)."""
+SIGNED_OUT = "the account signed out everywhere, which ends its seat tokens; sign in again to take the seat back"
+SIGNED_OUT_WHY: Params = {"why": "signed_out"}
 
 
 async def signed_in(request: Request, account: Account) -> JSONResponse:
@@ -57,14 +59,24 @@ async def sign_in(request: Request) -> JSONResponse:
     return await signed_in(request, await accounts.sign_in(credentials.name, credentials.password, address(request)))
 
 
-@router.post("/api/signout", responses=errors(400, 403, 413, 429), openapi_extra=body(NoFields))
+@router.post("/api/signout", responses=errors(400, 403, 413, 429), openapi_extra=body(SignOut))
 async def sign_out(request: Request) -> JSONResponse:
-    """End this session (signed out already is fine)."""
+    """End this session (signed out already is fine); ``{"everywhere": true}``: every session of the account.
+
+    Everywhere also ends the seat tokens of the account's games under way, as a password change does: a
+    stolen copy of a session may have fetched some (``resume``). The sockets seated with them get
+    ``bad_token`` (``why: signed_out``) and watch; signing in again, ``resume`` gives fresh ones.
+    """
     accounts = accounts_of(request)
-    await accounts.current(request, changing=True)
-    await body_of(request, NoFields)
-    await accounts.end_session(request)
+    account = await accounts.current(request, changing=True)
+    sent = await body_of(request, SignOut)
     response = JSONResponse({"account": None})
+    if sent.everywhere and account is not None:
+        await accounts.end_all_sessions(account)
+        unseated = await end_seat_tokens(lobby_of(request).tables.values(), account["id"])
+        response.background = BackgroundTask(tell, unseated, error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY))
+    else:
+        await accounts.end_session(request)
     session_store.clear_cookie(response, request)
     return response
 
