@@ -93,6 +93,11 @@ def first_bot_move_wait(server: Any) -> float:
     raise AssertionError("the newcomer's bots never moved")
 
 
+def workers_ready(http: httpx.Client) -> bool:
+    """Both bot workers are up (they start with the first decision that needs one, which takes seconds)."""
+    return bool(http.get("/api/health").json()["bot_workers"]["ready"] == 2)
+
+
 def moved(http: httpx.Client, table_ids: list[str]) -> bool:
     return any(http.get(f"/api/tables/{t}").json()["table"]["seq"] > 0 for t in table_ids)
 
@@ -123,7 +128,8 @@ def test_one_clients_bot_tables_do_not_keep_a_newcomers_bot_waiting(busy_server:
             assert made.status_code == 201, made.text
             seated.append(made.json()["table"]["id"])
         everything = bot_tables + seated
-        wait_for("the attacker's bots think in the workers", lambda: moved(attacker, everything), 120)
+        wait_for("the bot workers start", lambda: workers_ready(attacker), 120)
+        wait_for("the attacker's tables play", lambda: moved(attacker, everything), 120)
         took = first_bot_move_wait(server)
         assert took < PROMPT, f"the newcomer's first bot move took {took:.2f} s"
         # The attacker's tables are served meanwhile: fair to the newcomer is not starving the attacker.
@@ -142,6 +148,8 @@ def test_many_analyses_at_once_do_not_keep_a_newcomers_bot_waiting(busy_server: 
             wait_for("a random game ends", lambda t=table: attacker.get(f"/api/tables/{t}").json()["result"])
         for table in finished:  # each analysis is several seconds of a worker at this budget
             assert attacker.get(f"/api/tables/{table}/analysis").status_code == 202
+        wait_for("the bot workers start", lambda: workers_ready(attacker), 120)
+        assert attacker.get("/api/health").json()["bot_workers"]["busy"] == 1  # one left for everyone else
         took = first_bot_move_wait(server)
         assert took < PROMPT, f"the newcomer's first bot move took {took:.2f} s"
         # The analyses are computed meanwhile, not refused or dropped.

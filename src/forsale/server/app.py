@@ -379,6 +379,7 @@ def create_app(
             "version": __version__,
             "database": storage.backend,
             "tables": sum(1 for t in lobby.tables.values() if t.status != "over"),
+            "bot_workers": lobby.runner.stats(),  # a backlog shows as "waiting" (forsale.server.botrunner)
         }
 
     # Bots that can play at least one table here: a bot whose extra is missing (ppo without numpy) plays none.

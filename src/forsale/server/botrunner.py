@@ -387,6 +387,11 @@ class BotRunner:
                 del self._queued[k]
                 self._served.pop(k, None)
 
+    def stats(self) -> dict[str, int]:
+        """The workers now (for ``/api/health``): how many there may be, are ready, are busy; decisions waiting."""
+        ready = sum(1 for w in self._workers if w.ready)
+        return {"size": self.size, "ready": ready, "busy": ready - len(self._idle), "waiting": len(self._waiting)}
+
     def _give(self, worker: _Worker) -> None:
         if worker in self._workers:
             self._idle.append(worker)
