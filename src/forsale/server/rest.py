@@ -49,7 +49,8 @@ ERROR_STATUSES = {
     409: "not now: the seat is taken, the table full, the game over or still running",
     413: "a body over 64 KiB",
     415: "a body sent without Content-Type: application/json",
-    429: "too many requests from this address, or too many wrong passwords (see Retry-After)",
+    429: "too many requests from this address, too many wrong passwords (see Retry-After), or too many tables "
+    "waiting or of bots only for one client (too_many_tables, too_many_bot_tables)",
 }
 BODY_MODELS: list[type[BaseModel]] = []
 """Every model an endpoint reads with :func:`body_of`, in the order :func:`body` saw them (for the OpenAPI schema)."""
