@@ -69,7 +69,7 @@ games = Table(
     metadata,
     Column("id", String(32), primary_key=True),
     Column("name", String(100), nullable=False),
-    Column("status", String(16), nullable=False, index=True),  # waiting | playing | over
+    Column("status", String(16), nullable=False, index=True),  # waiting | playing | over | expired
     Column("players", Integer, nullable=False),
     Column("config", JSON, nullable=False),  # rules, time_limit, memory_aid, private
     Column("deal", JSON, nullable=False),  # Deal.to_json() plus "removed": Deal.removed_to_json()
@@ -722,7 +722,8 @@ class Storage:
     @staticmethod
     def op_load_unfinished() -> Callable[[Connection], list[StoredGame]]:
         def fn(conn: Connection) -> list[StoredGame]:
-            rows = conn.execute(select(games).where(games.c.status != "over").order_by(games.c.created_at)).mappings()
+            live = games.c.status.in_(("waiting", "playing"))  # not over, nor expired (forsale.server.fairshare)
+            rows = conn.execute(select(games).where(live).order_by(games.c.created_at)).mappings()
             return [_load_rest(conn, row) for row in rows.all()]
 
         return fn
