@@ -132,7 +132,7 @@ async def tell(conns: list[Conn], notice: dict[str, Any]) -> None:
 
 @router.get("/api/me/games", responses=errors(401))
 async def my_games(request: Request) -> dict[str, Any]:
-    """The signed-in account's games, latest first: waiting, playing and over."""
+    """The signed-in account's games, latest first: waiting, playing and over (not tables that expired waiting)."""
     accounts = accounts_of(request)
     account = await accounts.required(request)
-    return {"games": await accounts.games(account["id"])}
+    return {"games": [g for g in await accounts.games(account["id"]) if g["status"] != "expired"]}
