@@ -98,10 +98,14 @@ def served_schema() -> dict[str, Any]:
 SPEC = served_schema()
 schema = schemathesis.openapi.from_dict(SPEC)
 
-REFUSALS_NO_SCHEMA_CAN_STATE = frozenset({"bad_seats", "bad_bot", "bad_rules", "bad_name", "bad_password", "bad_clock"})
+REFUSALS_NO_SCHEMA_CAN_STATE = frozenset(
+    {"bad_seats", "bad_bot", "bad_rules", "bad_name", "bad_password", "bad_clock", "hints_off"}
+)
 """400 codes for bodies the schema allows but the game cannot: as many seats as players, a bot the registry
-can build, rules whose knobs deal whole rounds, account names and passwords as they read once NFKC-normalised. JSON Schema cannot say these, so they are the only refusals a
-schema-valid body may get; a ``bad_request`` or ``bad_json`` for one would mean the schema and the server disagree."""
+can build, rules whose knobs deal whole rounds, account names and passwords as they read once NFKC-normalised,
+no hints at a rated table (nor a bot with options, nor bots alone). JSON Schema cannot say these, so they are the
+only refusals a schema-valid body may get; a ``bad_request`` or ``bad_json`` for one would mean the schema and the
+server disagree."""
 
 
 @schemathesis.check
