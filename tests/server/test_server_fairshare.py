@@ -216,7 +216,9 @@ def test_abandoned_waiting_tables_expire_and_tables_with_people_stay(serve: Any,
     db = f"sqlite:///{tmp_path / 'expiry.sqlite3'}"
     server = serve(db, tmp_path, "--waiting-expiry", "1", "--tables-per-client", "2").start()
     with client(server, ATTACKER) as http:
-        left = create(http, name="left alone").json()["table"]["id"]
+        assert http.post("/api/signup", json={"name": "Ezra", "password": "a long passphrase"}).status_code == 201
+        left = create(http, name="left alone", join=True).json()["table"]["id"]
+        assert left in [g["id"] for g in http.get("/api/me/games").json()["games"]]
         watched = create(http, name="watched", join=True).json()
         watched_id = watched["table"]["id"]
         with socket_from(server, ATTACKER, f"/ws/tables/{watched_id}") as ws:
@@ -227,6 +229,7 @@ def test_abandoned_waiting_tables_expire_and_tables_with_people_stay(serve: Any,
             assert left not in listed and watched_id in listed
             refused = http.post(f"/api/tables/{left}/join", json={})
             assert refused.status_code == 404 and refused.json()["error"]["code"] == "not_found"
+            assert left not in [g["id"] for g in http.get("/api/me/games").json()["games"]]  # no way back into it
             # It no longer counts against its creator: a second table may be opened beside the watched one.
             assert create(http, name="second").status_code == 201
             time.sleep(1.5)  # the watched table outlives the expiry time while someone is connected
