@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from email import message_from_bytes
 from email.message import Message
@@ -27,14 +28,23 @@ class Inbox:
             assert self.arrived.wait_for(lambda: len(self.messages) >= count, timeout), self.messages
             return list(self.messages)
 
-    def wait_for(self, to: str, timeout: float = 120.0) -> Message:
-        """The first message to ``to``."""
+    def wait_for(self, to: str, timeout: float = 120.0, subject: str = "") -> Message:
+        """The first message to ``to`` (whose subject starts with ``subject``)."""
 
         def found() -> Message | None:
-            return next((m for m in self.messages if m["To"] == to), None)
+            return next((m for m in self.messages if m["To"] == to and m["Subject"].startswith(subject)), None)
 
         with self.arrived:
             assert self.arrived.wait_for(lambda: found() is not None, timeout), [m["To"] for m in self.messages]
             message = found()
             assert message is not None
             return message
+
+
+def confirmation_token(message: Message) -> str:
+    """The one-time token of the confirmation link a message carries (``.../#/confirm/TOKEN``)."""
+    body = message.get_payload(decode=True)
+    assert isinstance(body, bytes), message
+    found = re.search(r"#/confirm/([A-Za-z0-9_-]+)", body.decode())
+    assert found, body
+    return found.group(1)

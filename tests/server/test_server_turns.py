@@ -26,7 +26,7 @@ from forsale.server.sessions import COOKIE
 from forsale.server.turns import ENGLISH, turn_email, when_text
 
 from .conftest import free_port
-from .smtp import Inbox
+from .smtp import Inbox, confirmation_token
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -43,6 +43,12 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
     controller.start()
     yield handler, port
     controller.stop()
+
+
+def confirm(client: TestClient, handler: Inbox, address: str) -> None:
+    """Post back the token of the confirmation message the address was sent (only then is it mailed turns)."""
+    token = confirmation_token(handler.wait_for(address))
+    assert client.post("/api/email/confirm", json={"token": token}, headers=SAME).json()["email_confirmed"] is True
 
 
 def recv(ws: Any, *types: str) -> dict[str, Any]:
@@ -158,7 +164,7 @@ def test_the_time_left_and_the_email_in_each_language() -> None:
     assert when_text(3599, translation("it")) == "meno di un'ora" and when_text(7200, translation("de")) == "2 Stunden"
     for code in LANGUAGES:
         subject, body = turn_email(translation(code), "Ours", 2, "http://play.example/#/table/t1", "3 h")
-        assert "Ours" in subject and subject.startswith("For Sale"), (code, subject)
+        assert "Ours" not in subject and subject.startswith("For Sale"), (code, subject)  # no user text in a header
         assert "Ours" in body and "3)" in body and "http://play.example/#/table/t1" in body and "3 h" in body
         assert ("your turn" in subject) == (code == "en") and ("safest move" in body) == (code == "en"), code
     # A code no catalogue has (a release that dropped a language, a hand-edited database) is English.
@@ -170,8 +176,8 @@ def test_the_time_left_and_the_email_in_each_language() -> None:
     )
 
 
-IN_ENGLISH = ("For Sale: your turn at Slow game", "It is your turn at Slow game (seat 2).", ("1 hour", "under an hour"))
-IN_FRENCH = ("For Sale : à vous de jouer à Slow game", "C'est à vous de jouer à Slow game (place 2).",
+IN_ENGLISH = ("For Sale: your turn", "It is your turn at Slow game (seat 2).", ("1 hour", "under an hour"))
+IN_FRENCH = ("For Sale : à vous de jouer", "C'est à vous de jouer à Slow game (place 2).",
              ("1 heure", "moins d'une heure"))  # fmt: skip
 
 
@@ -193,9 +199,11 @@ def test_an_absent_player_is_emailed_at_their_turn_in_their_language_and_never_p
         ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
         as_account(client, ann)
         assert client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).status_code == 200
+        confirm(client, handler, "ann@example.org")
         as_account(client, bob)  # Bob's page is in French, or the client sends no language (English)
         chosen = {"email": "bob@example.org"} | ({"language": language} if language else {})
         assert client.post("/api/me/email", json=chosen, headers=SAME).status_code == 200
+        confirm(client, handler, "bob@example.org")
         table_id, tokens = turn_table(client, [ann, bob])  # of three: the game starts when the guest sits down
         as_account(client, ann)  # the cookie goes with the WebSocket's handshake
         with contextlib.ExitStack() as sockets:
@@ -212,7 +220,7 @@ def test_an_absent_player_is_emailed_at_their_turn_in_their_language_and_never_p
                 (ws0 if seat == 0 else ws2).send_json({"type": "act", "action": safest(views[seat]["view"])})
                 views = {0: next_state(ws0), 2: next_state(ws2)}
             latest = views[0]
-            [mail] = handler.wait(1)
+            mail = handler.wait(3)[-1]  # after the two confirmation messages
             assert mail["To"] == "bob@example.org" and mail["From"] == "forsale@club.example"
             assert str(make_header(decode_header(mail["Subject"]))) == subject  # the name's line break is no header
             body = mail.get_payload(decode=True).decode()
@@ -230,7 +238,7 @@ def test_an_absent_player_is_emailed_at_their_turn_in_their_language_and_never_p
                 ws1.send_json({"type": "act", "action": safest(recv(ws1, "welcome")["view"])})
                 assert recv(ws1, "ack")["seq"] == latest["seq"] + 1
             # Ann was connected at each of her turns, the guest has no account: only Bob was written to.
-            assert all(m["To"] == "bob@example.org" for m in handler.messages)
+            assert all(m["To"] == "bob@example.org" for m in handler.messages[2:])
 
 
 def test_a_player_who_closes_the_page_during_their_turn_is_emailed_once_the_grace_period_passed(
@@ -246,6 +254,7 @@ def test_a_player_who_closes_the_page_during_their_turn_is_emailed_once_the_grac
     with TestClient(app) as client:
         ann = sign_up(client, "Ann")
         assert client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).status_code == 200
+        confirm(client, handler, "ann@example.org")
         table_id, tokens = turn_table(client, [ann, None, None])
         as_account(client, ann)
         with contextlib.ExitStack() as stack:
@@ -258,10 +267,10 @@ def test_a_player_who_closes_the_page_during_their_turn_is_emailed_once_the_grac
                 seat = views[0]["view"]["to_act"][0]
                 sockets[seat].send_json({"type": "act", "action": safest(views[seat]["view"])})
                 views = {s: next_state(ws) for s, ws in sockets.items()}
-            assert handler.messages == []  # connected at her turn: nobody writes to her
+            assert len(handler.messages) == 1  # the confirmation; connected at her turn: nobody writes to her
             sockets[0].close()  # ... and now she closes the page, during her turn
-            [mail] = handler.wait(1)
-            assert mail["To"] == "ann@example.org"
+            mail = handler.wait(2)[-1]
+            assert mail["To"] == "ann@example.org" and mail["Subject"] == "For Sale: your turn"
 
 
 def test_the_long_clock_resumes_after_a_restart_and_then_plays_the_safe_move(tmp_path: Path) -> None:

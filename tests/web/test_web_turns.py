@@ -91,13 +91,17 @@ def sign(page: Page, kind: str, name: str) -> None:
     expect(page.locator("#account-name-link")).to_have_text(name)
 
 
-def set_email(page: Page, address: str) -> None:
-    """On one's own page: the address "your turn" emails go to."""
+def set_email(page: Page, address: str, inbox: Inbox) -> None:
+    """On one's own page: the address "your turn" emails go to, confirmed by the link the server mails it."""
     page.click("#account-name-link")
     page.wait_for_selector("#account-settings")
     page.fill("#account-email", address)
     page.click("#account-email-save")
-    expect(page.locator("#account-email-status")).to_contain_text(address)
+    expect(page.locator("#account-email-status")).to_contain_text(address)  # "we sent a confirmation link"
+    body = inbox.wait_for(address).get_payload(decode=True).decode()
+    page.goto(re.search(r"http://\S+#/confirm/\S+", body).group(0))  # type: ignore[union-attr]
+    page.click("#confirm-email")
+    expect(page.locator("#confirm-status")).to_contain_text(address)
     page.goto("/")
 
 
@@ -112,11 +116,11 @@ def test_a_player_who_left_is_emailed_and_finishes_the_game_from_another_device(
     _, ann = device()
     ann.goto("/")
     sign(ann, "up", "Ann")
-    set_email(ann, "ann@example.org")
+    set_email(ann, "ann@example.org", inbox)
     bob_laptop, bob = device()
     bob.goto("/")
     sign(bob, "up", "Bob")
-    set_email(bob, "bob@example.org")
+    set_email(bob, "bob@example.org", inbox)
 
     # Ann makes a table for three played over days: herself, Bob, and a bot.
     ann.select_option("#friends-players", "3")
@@ -142,8 +146,8 @@ def test_a_player_who_left_is_emailed_and_finishes_the_game_from_another_device(
         assert time.monotonic() < deadline, "Bob's turn never came"
         if not a.try_turn():
             time.sleep(0.05)  # polling: Ann's page and the bot take turns
-    mail = inbox.wait_for("bob@example.org")
-    assert mail["Subject"].startswith("For Sale: your turn at")
+    mail = inbox.wait_for("bob@example.org", subject="For Sale: your turn")
+    assert mail["Subject"] == "For Sale: your turn"  # the table's name is its creator's text: in no subject
     body = mail.get_payload(decode=True).decode()
     link = re.search(r"http://\S+#/table/\S+", body).group(0)  # type: ignore[union-attr]
     assert link == f"{base}/#/table/{table_id}"
@@ -169,7 +173,7 @@ def test_a_player_who_left_is_emailed_and_finishes_the_game_from_another_device(
     ann.wait_for_selector("#end")
     phone.wait_for_selector("#end")
     # Ann kept her page open all along: she was never emailed.
-    assert all(m["To"] == "bob@example.org" for m in inbox.messages)
+    assert all(m["To"] == "bob@example.org" for m in inbox.messages if "confirm" not in m["Subject"])
 
 
 def test_the_page_s_language_is_the_language_of_the_emails(
@@ -181,6 +185,8 @@ def test_the_page_s_language_is_the_language_of_the_emails(
     page.select_option("#lang", "de")
     expect(page.locator("html")).to_have_attribute("lang", "de")
     sign(page, "up", "Dora")
-    set_email(page, "dora@example.org")
+    set_email(page, "dora@example.org", mail_server[1])
     me = page.evaluate("fetch('/api/me').then((r) => r.json())")
-    assert (me["email"], me["language"]) == ("dora@example.org", "de")
+    assert (me["email"], me["language"], me["email_confirmed"]) == ("dora@example.org", "de", True)
+    confirmation = mail_server[1].wait_for("dora@example.org").get_payload(decode=True).decode()
+    assert "Zum Bestätigen öffne diesen Link" in confirmation  # the confirmation is in her language too

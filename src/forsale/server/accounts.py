@@ -25,7 +25,7 @@ import time
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -149,13 +149,6 @@ def _too_many(wait: float) -> Refused:
 
 class Account(dict[str, Any]):
     """``{"id": ..., "name": ...}``: what the API shows of an account."""
-
-
-class Mailbox(NamedTuple):
-    """Where an account's "your turn" emails go, and the language they are written in (None: English)."""
-
-    email: str | None
-    language: str | None
 
 
 class Keep(enum.Enum):
@@ -288,14 +281,6 @@ class Accounts:
     def revoked_since(self, account: Account, mark: int) -> bool:
         return self.revoked.get(account["id"], 0) > mark
 
-    async def set_email(self, account: Account, email: str | None, language: str | Keep | None = KEEP) -> Mailbox:
-        """Where this account's "your turn" emails go (None: no emails), and in which language (None: English).
-
-        ``language`` left out keeps the one stored, so a client that only changes the address
-        does not change the language. Returns what is stored now.
-        """
-        return await self.storage.run(_op_set_email(account["id"], email, language))
-
     async def seat_name(self, account: Account | None, requested: str | None) -> str | None:
         """The name a seat taken by this request goes by (None: the server's default for a guest).
 
@@ -313,9 +298,6 @@ class Accounts:
         if await self.storage.run(_op_taken(name_key(requested), skeleton(requested))):
             raise Refused("bad_name", "that name is an account's (or looks like one): sign in to play under it")
         return requested
-
-    async def mailbox_of(self, account: Account) -> Mailbox:
-        return await self.storage.run(_op_mailbox(account["id"]))
 
     async def verify(self, account: Account, password: str, address: str) -> None:
         """``403 wrong_password`` unless ``password`` is the account's (limited as sign-in is)."""
@@ -454,38 +436,6 @@ def _op_set_password(account_id: str, password_hash: str) -> Callable[[Connectio
 
 MY_GAME_COLUMNS = (games.c.id, games.c.name, games.c.status, games.c.players, games.c.result, seats.c.seat,
                    games.c.created_at, games.c.finished_at)  # fmt: skip
-
-
-def _op_set_email(account_id: str, email: str | None, language: str | Keep | None) -> Callable[[Connection], Mailbox]:
-    values: dict[str, str | None] = {"email": email} if language is KEEP else {"email": email, "language": language}
-
-    def fn(conn: Connection) -> Mailbox:
-        conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))
-        return _op_mailbox(account_id)(conn)
-
-    return fn
-
-
-def _op_mailbox(account_id: str) -> Callable[[Connection], Mailbox]:
-    def fn(conn: Connection) -> Mailbox:
-        row = conn.execute(select(accounts.c.email, accounts.c.language).where(accounts.c.id == account_id)).first()
-        return Mailbox(None, None) if row is None else Mailbox(row.email, row.language)
-
-    return fn
-
-
-def op_emails(account_ids: list[str]) -> Callable[[Connection], dict[str, Mailbox]]:
-    """The mailboxes of those of ``account_ids`` that have an address (also for "your turn" emails: one query a turn)."""
-
-    def fn(conn: Connection) -> dict[str, Mailbox]:
-        rows = conn.execute(
-            select(accounts.c.id, accounts.c.email, accounts.c.language).where(
-                accounts.c.id.in_(account_ids), accounts.c.email.is_not(None)
-            )
-        )
-        return {row.id: Mailbox(row.email, row.language) for row in rows}
-
-    return fn
 
 
 def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[str, Any]]]:

@@ -15,7 +15,8 @@ from ..refusals import Params
 from . import sessions as session_store
 from .accounts import KEEP, Account, end_seat_tokens
 from .connections import Conn
-from .messages import ChangePassword, Credentials, EmailBody, SignOut
+from .emails import op_shown
+from .messages import ChangePassword, Credentials, EmailBody, SignOut, TokenBody
 from .rest import accounts_of, address, body, body_of, errors, lobby_of
 from .sockets import error
 
@@ -88,22 +89,34 @@ async def me(request: Request) -> dict[str, Any]:
     account = await accounts.current(request)
     if account is None:
         return {"account": None}
-    mailbox = await accounts.mailbox_of(account)
-    return {"account": dict(account), "email": mailbox.email, "language": mailbox.language}
+    return {"account": dict(account), **await accounts.storage.run(op_shown(account["id"]))}
 
 
 @router.post("/api/me/email", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(EmailBody, True))
 async def set_email(request: Request) -> dict[str, Any]:
     """Where "your turn" emails of games with a long clock go, and in which language; ``null`` stops them.
 
-    Only this account sees them. A body without ``language`` keeps the language stored.
+    Only this account sees them. A body without ``language`` keeps the language stored. A new address is
+    stored unconfirmed (``email_confirmed: false``) and sent one link to confirm it (``confirmation_sent``);
+    it gets no other email until then (forsale.server.emails). 429 past the confirmation emails' limits.
     """
     accounts = accounts_of(request)
     account = await accounts.required(request, changing=True)
     sent = await body_of(request, EmailBody)
     language = sent.language if "language" in sent.model_fields_set else KEEP
-    mailbox = await accounts.set_email(account, sent.email, language)
-    return {"account": dict(account), "email": mailbox.email, "language": mailbox.language}
+    return {"account": dict(account), **await lobby_of(request).turns.addresses.set(account, sent.email, language)}
+
+
+@router.post("/api/email/confirm", responses=errors(400, 403, 404, 413, 429), openapi_extra=body(TokenBody, True))
+async def confirm_email(request: Request) -> dict[str, Any]:
+    """Confirm an address with the token of the link mailed to it (the page the link opens sends it).
+
+    Needs no session: the link may be opened on another device. ``404 bad_confirmation`` for a token that is
+    wrong, used, replaced by a newer link, or too old.
+    """
+    sent = await body_of(request, TokenBody)
+    confirmed = await lobby_of(request).turns.addresses.confirm(sent.token)
+    return {"email": confirmed["email"], "email_confirmed": confirmed["email_confirmed"]}
 
 
 @router.post("/api/me/password", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(ChangePassword, True))

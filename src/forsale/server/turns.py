@@ -32,7 +32,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..catalogues import translation
-from .accounts import op_emails
+from .emails import Addresses, op_confirmed
 from .mailer import Mailer
 from .storage import Storage
 
@@ -58,8 +58,11 @@ def when_text(seconds: float, tr: gettext.NullTranslations = ENGLISH) -> str:
 
 
 def turn_email(tr: gettext.NullTranslations, name: str, seat: int, link: str, left: str) -> tuple[str, str]:
-    """The subject and body telling the person at ``seat`` (from 0) of table ``name`` that it is their turn."""
-    subject = tr.gettext("For Sale: your turn at {name}").format(name=name)
+    """The subject and body telling the person at ``seat`` (from 0) of table ``name`` that it is their turn.
+
+    The subject is the same for every table: a table's name is its creator's text, and in a subject it would
+    be the first words of a message the server sends to somebody else (``Prize! claim at evil.example``)."""
+    subject = tr.gettext("For Sale: your turn")
     body = (
         tr.gettext("It is your turn at {name} (seat {seat}).").format(name=name, seat=seat + 1)
         + "\n\n"
@@ -82,6 +85,7 @@ class TurnNotices:
         self.mailer = mailer
         self.public_url = (public_url or "").rstrip("/")
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.addresses = Addresses(storage, mailer, public_url)  # confirmed before mailed (forsale.server.emails)
 
     def turn(self, table: LiveTable, to_act: tuple[int, ...], deadlines: dict[int, float]) -> None:
         """Write to the people of seats ``to_act`` at ``table`` that it is their turn (in the background)."""
@@ -100,25 +104,30 @@ class TurnNotices:
     async def _write(self, table: LiveTable, waiting: dict[int, str | None], deadlines: dict[int, float]) -> None:
         assert self.mailer is not None
         try:
-            emails = await self.storage.run(op_emails([a for a in waiting.values() if a]))
+            emails = await self.storage.run(op_confirmed([a for a in waiting.values() if a]))  # confirmed only
         except Exception:
             log.exception("could not look up the email addresses for table %s", table.id)
             return
         name = " ".join(table.name.split())  # a name's line breaks must not reach a mail header
         for seat, account_id in waiting.items():
             mailbox = emails.get(account_id or "")
-            if mailbox is None or mailbox.email is None:
+            if mailbox is None:
                 continue
-            tr = translation(mailbox.language)  # English for none, or for a code this release does not speak
+            email, language = mailbox
+            if not await self.addresses.may_send_turn(email):  # at most TURNS_PER_ADDRESS an hour
+                log.warning("table %s: a turn email was not sent: its address had its hour's share", table.id)
+                continue
+            tr = translation(language)  # English for none, or for a code this release does not speak
             link = (
                 f"{self.public_url}/#/table/{table.id}"
                 if self.public_url
                 else tr.gettext("table {id}").format(id=table.id)
             )
             left = when_text(max(0.0, deadlines.get(seat, time.monotonic()) - time.monotonic()), tr)
-            await self.mailer.send(mailbox.email, *turn_email(tr, name, seat, link, left))
+            await self.mailer.send(email, *turn_email(tr, name, seat, link, left))
 
     async def drain(self) -> None:
         """Wait for the messages being sent (at shutdown)."""
+        await self.addresses.drain()
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)

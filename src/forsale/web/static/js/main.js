@@ -8,6 +8,7 @@ import { showTable } from "./live.js";
 import { drawHeader, startAccounts } from "./account.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { showProfile } from "./profile.js";
+import { showConfirm } from "./confirm.js";
 
 const app = document.getElementById("app");
 let current = null; // the shown screen's cleanup function
@@ -69,6 +70,7 @@ function route() {
   else if (parts[0] === "player" && parts[1]) current = showProfile(ctx, decodeURIComponent(parts[1]));
   else if (parts[0] === "me") current = showProfile(ctx, null);
   else if (parts[0] === "leaderboard") current = showLeaderboard(ctx, params);
+  else if (parts[0] === "confirm" && parts[1]) current = showConfirm(ctx, parts[1]);
   else current = showLobby(ctx);
 }
 

@@ -161,7 +161,19 @@ function settings() {
 function emailForm() {
   const input = h("input", { type: "email", id: "account-email", autocomplete: "email", maxlength: 254 });
   const said = h("p.hint", { id: "account-email-status", role: "status" });
-  accountApi.me().then((me) => (input.value = me.email || "")).catch(() => {});
+  // An address is mailed only once confirmed by the link sent to it (forsale.server.emails): say where it stands.
+  const status = (res) => {
+    if (!res.email) return t("account.emailRemoved");
+    if (res.email_confirmed) return t("account.emailSaved", { email: res.email });
+    return res.confirmation_sent ? t("account.emailSent", { email: res.email }) : t("account.emailUnconfirmed", { email: res.email });
+  };
+  accountApi
+    .me()
+    .then((me) => {
+      input.value = me.email || "";
+      if (me.email) said.textContent = status(me);
+    })
+    .catch(() => {});
   return h(
     "form.form",
     {
@@ -171,7 +183,7 @@ function emailForm() {
         said.textContent = "";
         try {
           const res = await call("POST", "/api/me/email", { email: input.value.trim() || null, language: language() });
-          said.textContent = res.email ? t("account.emailSaved", { email: res.email }) : t("account.emailRemoved");
+          said.textContent = status(res);
         } catch (e) {
           said.textContent = e.message;
         }

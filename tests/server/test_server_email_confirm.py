@@ -1,0 +1,247 @@
+"""Email addresses confirmed by a link before they are mailed, limits per address, and no user text in subjects.
+
+With the real app and a real SMTP server (aiosmtpd on loopback):
+
+- an address with a control, format or zero-width character, a comma, a second recipient or a display name is
+  refused, and the mail server is handed nothing;
+- a new address is sent one confirmation message (a fixed subject, a link to the page with a one-time token)
+  and nothing else: its "your turn" emails start only once the link's token is posted back;
+- confirmation messages are limited per address and per account (429 with Retry-After), turn emails per
+  address and hour;
+- a table's name (its creator's text) is never in a subject.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator
+from email.header import decode_header, make_header
+from email.message import Message
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+from forsale.server.emails import CONFIRMS_PER_ACCOUNT, CONFIRMS_PER_ADDRESS, TURNS_PER_ADDRESS, Addresses
+from forsale.server.sessions import COOKIE
+from forsale.server.storage import Storage
+
+from .conftest import free_port
+from .smtp import Inbox, confirmation_token
+
+pytestmark = pytest.mark.timeout(120)
+
+PASSWORD = "correct horse battery staple"
+SAME = {"Origin": "http://testserver"}
+LURE = "Prize! claim at evil.example/win"
+
+
+@pytest.fixture
+def mail(tmp_path: Path) -> Iterator[tuple[TestClient, Inbox]]:
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    app = create_app(f"sqlite:///{tmp_path / 'db.sqlite3'}", static_dir="/nonexistent", grace=0.01,
+                     smtp_url=f"smtp://127.0.0.1:{port}", mail_from="forsale@club.example",
+                     public_url="http://play.example")  # fmt: skip
+    try:
+        with TestClient(app) as client:
+            yield client, inbox
+    finally:
+        controller.stop()
+
+
+def sign_up(client: TestClient, name: str) -> str:
+    client.cookies.clear()
+    assert client.post("/api/signup", json={"name": name, "password": PASSWORD}, headers=SAME).status_code == 201
+    return client.cookies[COOKIE]
+
+
+def as_account(client: TestClient, session: str | None) -> None:
+    client.cookies.clear()
+    if session is not None:
+        client.cookies.set(COOKIE, session, domain="testserver.local")
+
+
+def subject(message: Message) -> str:
+    return str(make_header(decode_header(message["Subject"])))
+
+
+def settled(client: TestClient) -> None:
+    """Wait (polling, with a deadline) until the server has no email left to send: then the inbox is complete."""
+    turns = client.app.state.lobby.turns  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while turns._tasks or turns.addresses._tasks:
+        assert time.monotonic() < deadline, "emails still being sent after 30 s"
+        time.sleep(0.02)
+
+
+def told(client: TestClient, table: str, seat: int) -> None:
+    """Wait until the server has decided whether to write to ``seat`` at this turn, and has written (or not)."""
+    scheduler = client.app.state.lobby.tables[table].scheduler  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 30
+    while seat not in scheduler._noticed:
+        assert time.monotonic() < deadline, f"seat {seat} was never told it is its turn"
+        time.sleep(0.01)
+    settled(client)
+
+
+def confirm(client: TestClient, inbox: Inbox, address: str) -> None:
+    """Open the link of the latest confirmation message to ``address`` (as the page it opens does)."""
+    settled(client)
+    [message] = [m for m in inbox.messages if m["To"] == address and "confirm" in subject(m)][-1:]
+    confirmed = client.post("/api/email/confirm", json={"token": confirmation_token(message)}, headers=SAME)
+    assert confirmed.status_code == 200, confirmed.text
+    assert confirmed.json() == {"email": address, "email_confirmed": True}
+
+
+BAD = ["ann@example.org\x00", "ann\x1b@example.org", "ann@exam\x07ple.org", "ann\u200b@example.org",
+       "ann@example.org\u2060", "postmaster,someone@example.org", "a@example.org, b@example.org",
+       "Ann <ann@example.org>", "ann@example.org\r\nBcc: x@example.org", "ann @example.org", "ann@localhost",
+       "\"ann\"@example.org", "ann@example.org;b@example.org", "ann@ex ample.org", "ánn@example.org"]  # fmt: skip
+
+
+def test_an_address_that_is_not_one_plain_address_is_refused_and_never_mailed(
+    mail: tuple[TestClient, Inbox],
+) -> None:
+    client, inbox = mail
+    sign_up(client, "Ann")
+    for bad in BAD:
+        refused = client.post("/api/me/email", json={"email": bad}, headers=SAME)
+        assert refused.status_code == 400, bad
+        assert client.get("/api/me").json()["email"] is None
+    saved = client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME).json()
+    assert (saved["email"], saved["email_confirmed"], saved["confirmation_sent"]) == ("ann@example.org", False, True)
+    settled(client)
+    assert [m["To"] for m in inbox.messages] == ["ann@example.org"]  # the good one only
+
+
+def test_a_new_address_gets_only_its_confirmation_until_the_link_is_opened(mail: tuple[TestClient, Inbox]) -> None:
+    client, inbox = mail
+    ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
+    for session, address in ((ann, "ann@example.org"), (bob, "bob@example.org")):
+        as_account(client, session)
+        assert client.post("/api/me/email", json={"email": address}, headers=SAME).status_code == 200
+    settled(client)
+    for message in inbox.messages:  # one each, with a fixed subject and the page's link
+        assert subject(message) == "For Sale: confirm your email address"
+        assert "http://play.example/#/confirm/" in message.get_payload(decode=True).decode()
+    assert sorted(m["To"] for m in inbox.messages) == ["ann@example.org", "bob@example.org"]
+    as_account(client, bob)
+    confirm(client, inbox, "bob@example.org")
+    assert client.get("/api/me").json()["email_confirmed"] is True
+    as_account(client, ann)
+    assert client.get("/api/me").json()["email_confirmed"] is False
+    # A game over days: Ann and Bob are away at each of their turns, the guest stays. Ann (unconfirmed) gets
+    # nothing, Bob (confirmed) is written to; then Ann opens her link, and her next turn is written to her.
+    turns = play_away(client, ann, bob, until=lambda turns: turns["bob"] >= 1 and turns["ann"] >= 1)
+    settled(client)
+    turn_mails = [m for m in inbox.messages if "confirm" not in subject(m)]
+    assert {m["To"] for m in turn_mails} == {"bob@example.org"}, [m["To"] for m in turn_mails]
+    assert len(turn_mails) == turns["bob"]
+    assert all(subject(m) == "For Sale: your turn" for m in turn_mails)  # the table's name is in no subject
+    assert all(LURE in m.get_payload(decode=True).decode() for m in turn_mails)  # in the body, as text
+    as_account(client, ann)
+    confirm(client, inbox, "ann@example.org")
+    used = client.post("/api/email/confirm", json={"token": confirmation_token(inbox.messages[0])}, headers=SAME)
+    assert (used.status_code, used.json()["error"]["code"]) == (404, "bad_confirmation")  # once only
+    before = len(inbox.messages)
+    # Two turns: the first may be the one under way, whose email (none) was decided before the confirmation.
+    play_away(client, ann, bob, until=lambda turns: turns["ann"] >= 2, table=turns["table"], tokens=turns["tokens"])
+    settled(client)
+    assert "ann@example.org" in [m["To"] for m in inbox.messages[before:]]
+
+
+def play_away(client: TestClient, ann: str, bob: str, until: Any, table: str | None = None,
+              tokens: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Play a long-clock table (Ann, Bob, a guest) where Ann and Bob come back only to move, then leave.
+
+    Counts the turns that began while Ann or Bob was away; stops when ``until(counts)`` holds at a turn.
+    """
+    if table is None or tokens is None:
+        as_account(client, ann)
+        made = client.post("/api/tables", json={"players": 3, "turn_limit": 3600.0, "name": LURE, "join": True},
+                           headers=SAME).json()  # fmt: skip
+        table, tokens = made["table"]["id"], [made["token"]]
+        as_account(client, bob)
+        tokens.append(client.post(f"/api/tables/{table}/join", json={"seat": 1}, headers=SAME).json()["token"])
+        as_account(client, None)
+        tokens.append(client.post(f"/api/tables/{table}/join", json={"seat": 2}, headers=SAME).json()["token"])
+    counts: dict[str, Any] = {"ann": 0, "bob": 0, "table": table, "tokens": tokens}
+    sessions = {0: ("ann", ann), 1: ("bob", bob)}
+    with client.websocket_connect(f"/ws/tables/{table}", headers=SAME) as guest:
+        guest.send_json({"type": "hello", "token": tokens[2]})
+        view = receive(guest, "welcome")
+        for _ in range(200):
+            to_act = view["view"]["to_act"]
+            if view.get("status") == "over" or not to_act:
+                break
+            seat = to_act[0]
+            if seat == 2:
+                guest.send_json({"type": "act", "action": safest(view["view"])})
+            else:
+                who, session = sessions[seat]
+                counts[who] += 1
+                told(client, table, seat)  # the turn's email (or none) is sent before the seat comes back
+                if until(counts):
+                    break
+                as_account(client, session)
+                with client.websocket_connect(f"/ws/tables/{table}", headers=SAME) as ws:
+                    ws.send_json({"type": "hello", "token": tokens[seat]})
+                    ws.send_json({"type": "act", "action": safest(receive(ws, "welcome")["view"])})
+                    receive(ws, "ack")
+            view = receive(guest, "state")
+    return counts
+
+
+def receive(ws: Any, *types: str) -> dict[str, Any]:
+    while True:
+        message = ws.receive_json()
+        if message["type"] in types:
+            return dict(message)
+        assert message["type"] != "error", message
+
+
+def safest(view: dict[str, Any]) -> Any:
+    return {"pass": True} if {"pass": True} in view["legal"] else view["legal"][0]
+
+
+def test_confirmation_emails_are_limited_per_address_and_per_account(mail: tuple[TestClient, Inbox]) -> None:
+    client, inbox = mail
+    mallory = sign_up(client, "Mallory")
+    for _ in range(CONFIRMS_PER_ADDRESS):  # the same address again: a new link each time, up to the limit
+        assert client.post("/api/me/email", json={"email": "victim@example.org"}, headers=SAME).status_code == 200
+    refused = client.post("/api/me/email", json={"email": "victim@example.org"}, headers=SAME)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 3600
+    sign_up(client, "Trudy")  # another account: the address's limit holds for everyone
+    assert client.post("/api/me/email", json={"email": "VICTIM@example.org"}, headers=SAME).status_code == 429
+    as_account(client, mallory)
+    spare = CONFIRMS_PER_ACCOUNT - CONFIRMS_PER_ADDRESS
+    for n in range(spare):
+        assert client.post("/api/me/email", json={"email": f"v{n}@example.org"}, headers=SAME).status_code == 200
+    assert client.post("/api/me/email", json={"email": "fresh@example.org"}, headers=SAME).status_code == 429
+    settled(client)
+    assert len(inbox.messages) == CONFIRMS_PER_ACCOUNT
+    assert sum(m["To"] == "victim@example.org" for m in inbox.messages) == CONFIRMS_PER_ADDRESS
+
+
+def test_turn_emails_are_limited_per_address_and_hour(tmp_path: Path) -> None:
+    storage = Storage(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    try:
+        addresses = Addresses(storage, None, None)
+
+        async def tries() -> list[bool]:
+            return [await addresses.may_send_turn("Ann@Example.org") for _ in range(TURNS_PER_ADDRESS + 2)]
+
+        allowed = asyncio.run(tries())
+        assert allowed == [True] * TURNS_PER_ADDRESS + [False, False]
+        assert asyncio.run(addresses.may_send_turn("bob@example.org")) is True  # per address
+    finally:
+        with contextlib.suppress(Exception):
+            storage.close()
