@@ -724,6 +724,8 @@ def expected_event(states: list[State], seq: int, seat: int, action: dict[str, A
         event["kind"] = "commit"
         if len(states[seq].moves) > len(states[seq - 1].moves):
             event["reveal"] = list(states[seq].moves[-1][1])
+        else:
+            event["source"] = None  # before the reveal nobody is told who chose (docs/protocol.md)
     return event
 
 
