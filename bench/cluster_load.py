@@ -90,7 +90,7 @@ class Node:
         cmd = [sys.executable, "-m", "forsale", "serve", "--cluster", "--node", self.name, "--db", self.db]
         cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "info"]
         cmd += ["--rest-rate", "100000", "--sockets-per-address", "0"]  # every client is on loopback
-        cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0"]
+        cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", "--games-per-client", "0"]
         cmd += ["--trusted-proxy", "127.0.0.1", *self.extra]  # HAProxy on loopback
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(

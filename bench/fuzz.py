@@ -788,7 +788,7 @@ class Server:
         )
         cmd = [sys.executable, "-m", "forsale", "serve", "--port", str(self.port), "--db", self.db, "--bot-delay", "0"]
         cmd += ["--rest-rate", "1000000", "--log-level", "warning"]
-        cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", *self.extra]  # every client is on loopback
+        cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", "--games-per-client", "0", *self.extra]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, env=env, cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

@@ -334,7 +334,8 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         "0",
     ]
     cmd += ["--rest-rate", "100000", "--sockets-per-address", "0", "--log-level", "warning"]
-    cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", *args.server_arg]  # one client, many tables
+    cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", "--games-per-client", "0"]  # one client
+    cmd += args.server_arg
     server = subprocess.Popen(cmd, env=env, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     http_base, ws_base = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
     try:

@@ -49,7 +49,7 @@ class ServeProcess:
         self, db: str, workdir: Path, *extra: str, port: int | None = None, table_limits: bool = False
     ) -> None:
         if not table_limits:
-            extra = ("--tables-per-client", "0", "--bot-tables-per-client", "0", *extra)
+            extra = ("--tables-per-client", "0", "--bot-tables-per-client", "0", "--games-per-client", "0", *extra)
         self.db, self.workdir, self.extra = db, workdir, extra
         self.port = port or self.free_port()
         self.proc: subprocess.Popen[bytes] | None = None

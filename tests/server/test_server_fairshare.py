@@ -197,6 +197,13 @@ def test_open_tables_per_client_are_bounded_and_the_lobby_lists_the_newest_first
         assert newcomer.get(f"/api/tables/{mine[0]}").json()["table"]["status"] == "playing"
         assert create(attacker, name="after one started").status_code == 201
         assert create(attacker, name="one too many again").status_code == 429
+    # Solo games (a person seated, bots at once) are bounded too: one left goes on, the clock playing for it.
+    with client(server, "127.0.0.6") as solo:
+        for _ in range(20):
+            assert solo.post("/api/solo", json={"players": 3, "bot": "random"}).status_code == 201
+        refused = solo.post("/api/solo", json={"players": 3, "bot": "random"})
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_games", refused.text
+        assert "20 games with bots" in refused.json()["error"]["message"]
     # Signed in, the client is the account, wherever it comes from; a guest at its address is another client.
     with client(server, "127.0.0.4") as home, client(server, "127.0.0.5") as away, client(server, "127.0.0.4") as guest:
         assert home.post("/api/signup", json={"name": "Tabitha", "password": "a long passphrase"}).status_code == 201

@@ -119,6 +119,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="tables of bots only one client may have playing at once (default 3; 0: no limit)",
     )
     p.add_argument(
+        "--games-per-client",
+        type=int,
+        metavar="N",
+        default=None,
+        help="games with bots (solo games too) one client may have under way at once (default 20; 0: no limit)",
+    )
+    p.add_argument(
         "--waiting-expiry",
         type=seconds,
         default=None,
@@ -178,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ..server import collector, create_app
-    from ..server.fairshare import BOT_TABLES, OPEN_TABLES, WAITING_EXPIRY
+    from ..server.fairshare import BOT_TABLES, GAMES, OPEN_TABLES, WAITING_EXPIRY
     from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
     from ..server.slowclients import with_head_deadline
@@ -207,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, limit in (
         ("--tables-per-client", args.tables_per_client),
         ("--bot-tables-per-client", args.bot_tables_per_client),
+        ("--games-per-client", args.games_per_client),
     ):
         if limit is not None and limit < 0:
             print(f"forsale serve: {flag} must be 0 or more, not {limit}", file=sys.stderr)
@@ -240,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
         bot_tables_per_client=BOT_TABLES
         if args.bot_tables_per_client is None
         else (args.bot_tables_per_client or None),
+        games_per_client=GAMES if args.games_per_client is None else (args.games_per_client or None),
         waiting_expiry=args.waiting_expiry or WAITING_EXPIRY,
     )
     collector.tune()  # short garbage-collector pauses; full collections on a timer (see the module)

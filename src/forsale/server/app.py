@@ -256,6 +256,7 @@ def create_app(
     sockets_per_address: int | None = None,
     tables_per_client: int | None = None,
     bot_tables_per_client: int | None = None,
+    games_per_client: int | None = None,
     waiting_expiry: float | None = WAITING_EXPIRY,
 ) -> FastAPI:
     """The server application.
@@ -285,6 +286,8 @@ def create_app(
     ``tables_per_client``/``bot_tables_per_client``: tables one client (account, else address) may have
     waiting for players / of bots only playing at once (``None``: any number; ``forsale serve`` sets
     :data:`~forsale.server.fairshare.OPEN_TABLES` and :data:`~forsale.server.fairshare.BOT_TABLES`);
+    ``games_per_client``: games with bots (solo games too) one client may have under way at once
+    (``None``: any number; ``forsale serve``: :data:`~forsale.server.fairshare.GAMES`);
     ``waiting_expiry``: seconds a waiting table nobody is connected to stays open (``None``: for ever).
     See :mod:`forsale.server.fairshare`.
     """
@@ -292,7 +295,8 @@ def create_app(
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
         raise ValueError(f"need 0 < bot_budget <= max_bot_time < inf, not {bot_budget!r} and {max_bot_time!r}")
     mailer = Mailer(SmtpSettings.parse(smtp_url), mail_from) if smtp_url else None  # a bad URL fails now
-    for name, limit in (("tables_per_client", tables_per_client), ("bot_tables_per_client", bot_tables_per_client)):
+    per_client = {"tables_per_client": tables_per_client, "bot_tables_per_client": bot_tables_per_client}
+    for name, limit in {**per_client, "games_per_client": games_per_client}.items():
         if limit is not None and limit < 1:
             raise ValueError(f"{name} must be at least 1 (or None: no limit), not {limit!r}")
     if waiting_expiry is not None and not 0 < waiting_expiry < math.inf:
@@ -303,7 +307,7 @@ def create_app(
         bot_budget=bot_budget,
         fallback_bot=fallback_bot,
         max_bot_time=max_bot_time,
-        limits=Limits(tables_per_client, bot_tables_per_client, waiting_expiry),
+        limits=Limits(tables_per_client, bot_tables_per_client, games_per_client, waiting_expiry),
     )
 
     @contextlib.asynccontextmanager

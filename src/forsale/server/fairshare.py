@@ -13,7 +13,10 @@ must not be able to crowd everyone else out by opening many tables. So:
 - an owner may have at most :attr:`Limits.open_tables` tables waiting for
   players and :attr:`Limits.bot_tables` tables of bots only playing at once
   (``429 too_many_tables`` / ``429 too_many_bot_tables``), so the lobby
-  cannot be flooded and the workers not queued up from one client;
+  cannot be flooded and the workers not queued up from one client, and at
+  most :attr:`Limits.games` games with bots under way (``429 too_many_games``:
+  a solo game whose player went away goes on, the clock playing for them, so
+  starting solo games without end would fill the server's memory);
 - a waiting table nobody has been connected to, and whose seats nobody
   has taken or left, for :attr:`Limits.expiry` seconds (at a table with a
   long clock, at least its ``turn_limit``) is closed
@@ -37,6 +40,8 @@ OPEN_TABLES = 5
 """Tables one client may have waiting for players at once, unless ``forsale serve --tables-per-client`` says otherwise."""
 BOT_TABLES = 3
 """Tables of bots only one client may have playing at once (``forsale serve --bot-tables-per-client``)."""
+GAMES = 20
+"""Games with bots (solo games among them) one client may have under way at once (``--games-per-client``)."""
 WAITING_EXPIRY = 1800.0
 """Seconds a waiting table with nobody connected stays open (``forsale serve --waiting-expiry``)."""
 
@@ -57,6 +62,7 @@ class Limits:
 
     open_tables: int | None = None
     bot_tables: int | None = None
+    games: int | None = None
     expiry: float | None = WAITING_EXPIRY
 
 
@@ -76,25 +82,31 @@ class Shares:
         """Whose turn a bot decision of ``table`` is, and whether a person waits on it."""
         return Share(self.owner_of(table.id), background=not has_people(table))
 
-    def claim(self, tables: dict[str, LiveTable], owner: str, table_id: str, waiting: bool, bots_only: bool) -> None:
-        """Count ``table_id`` (about to be created) as ``owner``'s, or refuse it with ``429``.
+    def claim(
+        self, tables: dict[str, LiveTable], owner: str, table_id: str, waiting: bool, bots: int, seats: int
+    ) -> None:
+        """Count ``table_id`` (about to be created, ``bots`` of its ``seats`` bots) as ``owner``'s, or refuse it
+        with ``429``.
 
         Claimed before the table is stored, so concurrent requests cannot both slip under a limit.
         """
         mine = self.by_owner.setdefault(owner, {})
-        open_now = bots_now = 0
+        open_now = bots_now = games_now = 0
         for tid, kind in list(mine.items()):
             table = tables.get(tid)
             if table is None and kind == "creating":
+                games_now += 1  # counted as the most it may be
                 continue
             if table is None or table.closed or table.status not in ("waiting", "playing"):
                 del mine[tid]
                 self.owners.pop(tid, None)
             elif table.status == "waiting":
                 open_now += 1
-            elif not has_people(table):
-                bots_now += 1
+            elif any(seat.kind == "bot" for seat in table.seats):
+                games_now += 1
+                bots_now += not has_people(table)
         limits = self.limits
+        bots_only = bots == seats
         if waiting and limits.open_tables is not None and open_now >= limits.open_tables:
             raise Refused(
                 "too_many_tables",
@@ -107,6 +119,13 @@ class Shares:
                 "too_many_bot_tables",
                 f"you already have {bots_now} tables of bots only playing, the most this server allows; "
                 "wait for one of them to finish",
+                429,
+            )
+        if not waiting and bots and limits.games is not None and games_now >= limits.games:
+            raise Refused(
+                "too_many_games",
+                f"you already have {games_now} games with bots under way, the most this server allows; "
+                "finish one of them first (a game you left goes on, the clock playing for you, until it ends)",
                 429,
             )
         mine[table_id] = "creating"

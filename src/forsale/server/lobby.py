@@ -260,8 +260,8 @@ class Lobby:
         if body.invite_only:
             invite, game.invite_hash = new_token()  # the code is shared in the invitation link; we keep its hash
         if owner is not None:  # refused here, before anything is stored, if the owner holds too many already
-            bots_only = all(s.kind == "bot" for s in seats)
-            self.shares.claim(self.tables, owner, game.id, game.status == "waiting", bots_only)
+            bots = sum(1 for s in seats if s.kind == "bot")
+            self.shares.claim(self.tables, owner, game.id, game.status == "waiting", bots, len(seats))
         try:
             table = await self.add(game)
         except BaseException:
