@@ -79,6 +79,7 @@ def test_two_accounts_play_a_private_table_by_invitation_chat_and_rematch(new_pa
     ann.click("#go-to-table")
     ann.wait_for_selector(".game")
     expect(ann.locator(".seat[data-seat='0'] .name")).to_contain_text(ann_name)  # the account's name
+    expect(ann.locator(".seat[data-seat='0'] .badge:not(.you)")).to_have_text("account")  # and marked as one
 
     bob = new_page()
     sign_up(bob, bob_name)

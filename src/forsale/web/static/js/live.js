@@ -270,7 +270,7 @@ export function showTable(ctx, tableId, opts = {}) {
       if (!seat) return "";
       if (seat.kind === "bot") return t("seat.badge.bot");
       if (seat.kind === "open") return t("seat.badge.free");
-      return "";
+      return seat.account ? t("seat.badge.account") : ""; // a signed-in account's seat, under its name
     });
   }
 
@@ -775,4 +775,3 @@ function costOfPass(view, bid) {
   const refund = view.ruleset.refund === "up" ? Math.ceil(bid / 2) : Math.floor(bid / 2);
   return bid - refund;
 }
-
