@@ -15,7 +15,10 @@ node:
 - **Failover.** Every node sweeps for *orphans* (unfinished games whose lease
   expired: their owner died or was cut off) at each heartbeat and takes its share; a table is
   rebuilt from its event log exactly as after a restart, and its clocks and
-  bots resume. A node stopped cleanly releases its leases first.
+  bots resume. A node stopped cleanly releases its leases first. A node that
+  dies does not wait for its leases to run out: its liveness lock goes with
+  its database connection, the others see it within a second (:meth:`ClusterLobby._watch`),
+  end its leases and sweep at once (:mod:`forsale.server.leases` says why the fencing still holds).
 - **Lobby.** Open tables live on many nodes: each owner publishes its public
   tables' lobby entries with ``NOTIFY``, every node keeps the others' entries;
   players online come from the nodes' heartbeat rows; finished games from
@@ -54,6 +57,9 @@ log = logging.getLogger("forsale.server")
 T = TypeVar("T")
 
 CHANNEL = "forsale"
+WATCH_EVERY = 0.25  # seconds between two looks at the other nodes' liveness locks
+WATCH_GRACE = 0.5  # seconds an owner's lock must stay missing before its leases are ended
+WATCH_SETTLE = 3.0  # seconds after (re)connecting before this node judges others (they reconnect too)
 NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_NOTICE = 7900  # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more
 
@@ -136,6 +142,7 @@ class ClusterLobby(Lobby):
         self._tasks: list[asyncio.Task[Any]] = []
         self._chores: set[asyncio.Task[Any]] = set()
         self._listening = asyncio.Event()
+        self._live_since = math.inf  # when this node last took its liveness lock (monotonic)
         self._last_renewed = time.monotonic()
         self._live_nodes: list[dict[str, Any]] = []
 
@@ -334,6 +341,7 @@ class ClusterLobby(Lobby):
         await self._renew()
         adopted = await self._sweep()
         self._tasks += [asyncio.create_task(self._heartbeat()), asyncio.create_task(self._publisher())]
+        self._tasks.append(asyncio.create_task(self._watch()))
         self.healthy = True
         self.start_expiry()
         log.info("cluster node %s (%s) started: %d tables taken", self.node, self.owner, adopted)
@@ -363,6 +371,8 @@ class ClusterLobby(Lobby):
             try:
                 async with await psycopg.AsyncConnection.connect(self.listen_url, autocommit=True) as conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(leases.liveness_lock(self.owner))  # held while this connection lives
+                    self._live_since = time.monotonic()
                     self._listening.set()
                     await self._notify({"t": "hello", "node": self.node})
                     async for notice in conn.notifies():
@@ -391,6 +401,8 @@ class ClusterLobby(Lobby):
             table = self.tables.get(notice["id"])
             if table is not None and table.id in self.held and not self.draining:
                 self._chore(self._let_go(table, release=True))
+        elif kind == "dead" and node != self.node and not self.draining:  # a node found gone by another
+            self._chore(self._sweep({str(notice["dead"])}))
         elif kind == "released":
             waiting = self._released.get(notice["id"])
             if waiting is not None:
@@ -438,12 +450,60 @@ class ClusterLobby(Lobby):
                     self.leases_lost += 1
                     self._chore(self._let_go(gone, release=False))
 
-    async def _sweep(self) -> int:
-        """Take this node's share of the orphaned tables (expired leases); returns how many it took."""
+    async def _watch(self) -> None:
+        """End the leases of a node that is gone (its liveness lock went with its connection), then sweep.
+
+        Only an owner this node has *seen* holding its lock counts (a node of
+        an older release holds none and waits for expiry, as before), and only
+        once its lock stayed missing for :data:`WATCH_GRACE`; while this node's
+        own notice connection is down, or just back (after a database restart
+        every node reconnects), it judges nobody.
+        """
+        seen: set[str] = set()
+        missing: dict[str, float] = {}
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            if self.draining or not self._listening.is_set() or time.monotonic() - self._live_since < WATCH_SETTLE:
+                missing.clear()
+                continue
+            try:
+                owners = await self._db(leases.live_owners)
+                now, gone = time.monotonic(), set()
+                for owner, (node, alive) in owners.items():
+                    if owner == self.owner:
+                        continue
+                    if alive:
+                        seen.add(owner)
+                        missing.pop(owner, None)
+                    elif owner in seen and now - missing.setdefault(owner, now) >= WATCH_GRACE:
+                        ended = await self._db(lambda conn, o=owner: leases.expire(conn, o))  # type: ignore[misc]
+                        log.info(
+                            "cluster node %s: node %s (%s) is gone (its database connection closed): "
+                            "ended its %d leases", self.node, node, owner, ended,
+                        )  # fmt: skip
+                        seen.discard(owner)
+                        missing.pop(owner, None)
+                        gone.add(node)
+                seen &= set(owners)
+                missing = {o: t for o, t in missing.items() if o in owners}
+                if gone:  # the others sweep too (they no longer see the owner: its leases are expired)
+                    await self._notify(*({"t": "dead", "node": self.node, "dead": n} for n in gone))
+                    await self._sweep(gone)
+            except Unavailable:
+                pass  # logged once per outage
+            except Exception as error:
+                log.warning("cluster node %s: watching the other nodes failed: %s", self.node, error)
+                await asyncio.sleep(1.0)
+
+    async def _sweep(self, gone: set[str] | None = None) -> int:
+        """Take this node's share of the orphaned tables (expired leases); returns how many it took.
+
+        ``gone``: nodes known to be dead though their heartbeat is recent (they do not count in the shares).
+        """
         ttl = self.config.lease_ttl
         found = await self._db(lambda conn: leases.orphans(conn, time.time() - ttl))
         self._live_nodes = await self._db(lambda conn: leases.live_nodes(conn, ttl))
-        names = {n["name"] for n in self._live_nodes}
+        names = {n["name"] for n in self._live_nodes} - (gone or set())
         self.remote = {g: r for g, r in self.remote.items() if r["node"] in names}
         if not found or self.draining:
             return 0

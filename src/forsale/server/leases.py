@@ -22,18 +22,48 @@ transaction, so PostgreSQL's row locks do the distributed work:
   not noticed yet. :func:`renew` takes no lock that conflicts with that one:
   an owner's heartbeat never waits for its own appends (nor deadlocks with
   them), however busy it is.
+
+A node that dies (``kill -9``, a crash, a power cut) would keep its tables
+until their leases ran out. So each node also holds a *liveness lock*: a
+session-level advisory lock (:func:`liveness_key` of its incarnation) on its
+``LISTEN`` connection. PostgreSQL drops it the moment that connection closes,
+which for a dead process is at once (its kernel closes the socket). The
+other nodes watch the locks (:func:`gone`): an owner they saw holding its
+lock that no longer does is gone, and they end its leases now
+(:func:`expire`) instead of waiting for them to run out. This changes only
+*when* a lease expires, never the fencing: the owner's writes are checked
+against the lease row in their own transaction, so an owner that is alive
+after all (its connection broke, not its process) cannot write once its
+leases are expired, exactly as if the clock had run them out; a pause
+(``SIGSTOP``) keeps the connection and so waits for the lease time, as before.
 """
 
 from __future__ import annotations
 
 import secrets
+import zlib
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
 from .storage import leases, nodes
 
-__all__ = ["leases", "nodes", "incarnation", "take", "renew", "release", "drop", "orphans", "beat", "live_nodes"]
+__all__ = [
+    "leases",
+    "nodes",
+    "incarnation",
+    "liveness_key",
+    "liveness_lock",
+    "live_owners",
+    "expire",
+    "take",
+    "renew",
+    "release",
+    "drop",
+    "orphans",
+    "beat",
+    "live_nodes",
+]
 
 NOW = "extract(epoch from clock_timestamp())"
 
@@ -81,6 +111,41 @@ _LIVE_NODES = text(f"SELECT name, owner, tables, online FROM forsale_nodes WHERE
 _OWNERS = text(
     "SELECT game_id, node FROM forsale_leases WHERE expires_at > " + NOW + " AND game_id IN :ids"
 ).bindparams(bindparam("ids", expanding=True))
+
+
+LIVENESS = 0x66730001
+"""The first key of every node's liveness lock (``pg_advisory_lock(LIVENESS, liveness_key(owner))``)."""
+
+_LIVE_KEYS = text(
+    """
+    SELECT objid::bigint FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = :cls AND objsubid = 2 AND granted
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    """
+)
+_LEASE_OWNERS = text(f"SELECT DISTINCT owner, node FROM forsale_leases WHERE expires_at > {NOW}")
+_EXPIRE = text(f"UPDATE forsale_leases SET expires_at = 0 WHERE owner = :owner AND expires_at > {NOW}")
+
+
+def liveness_key(owner: str) -> int:
+    """The second key of ``owner``'s liveness lock: 31 bits of a hash (a collision only delays a failover)."""
+    return zlib.crc32(owner.encode()) & 0x7FFFFFFF
+
+
+def liveness_lock(owner: str) -> str:
+    """The statement that takes ``owner``'s liveness lock (on its node's ``LISTEN`` connection)."""
+    return f"SELECT pg_try_advisory_lock({LIVENESS}, {liveness_key(owner)})"
+
+
+def live_owners(conn: Connection) -> dict[str, tuple[str, bool]]:
+    """Every owner of an unexpired lease: ``owner -> (node, whether its liveness lock is held)``."""
+    held = {int(r[0]) for r in conn.execute(_LIVE_KEYS, {"cls": LIVENESS}).all()}
+    return {o: (n, liveness_key(o) in held) for o, n in conn.execute(_LEASE_OWNERS).all()}
+
+
+def expire(conn: Connection, owner: str) -> int:
+    """End every lease of ``owner`` now (it is gone): how many. Fencing holds as for a lease that ran out."""
+    return int(conn.execute(_EXPIRE, {"owner": owner}).rowcount)
 
 
 def incarnation(node: str) -> str:

@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -393,6 +394,26 @@ def normalize_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+def wal(cursor: Any, patience: float = 30.0) -> None:
+    """Put an SQLite database in WAL mode, waiting while another connection holds a lock.
+
+    Changing the journal mode needs the database to itself, and SQLite answers
+    "database is locked" at once, without waiting (its busy timeout does not
+    apply), when another connection holds a lock meanwhile: servers started
+    together on a new file (:func:`migrate`) met it. Once the file is in WAL
+    mode (a property of the file) the statement changes nothing and passes.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def make_engine(url: str) -> Engine:
     url = normalize_url(url)
     parsed = make_url(url)
@@ -408,7 +429,7 @@ def make_engine(url: str) -> Engine:
         def _pragmas(dbapi_connection: Any, _record: Any) -> None:
             cursor = dbapi_connection.cursor()
             if not memory:
-                cursor.execute("PRAGMA journal_mode=WAL")
+                wal(cursor)
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
