@@ -23,9 +23,15 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import create_engine, text
+from starlette.testclient import TestClient
 from websockets.sync.client import connect
 
+from forsale.server import create_app
 from forsale.server.names import reserved, script_problem, skeleton
+from forsale.server.storage import normalize_url
+
+from .oldschema import create_old_database
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -182,3 +188,20 @@ def test_a_guest_seat_claimed_by_an_account_takes_the_accounts_name(server: Any,
         assert (seat["name"], seat["account"]) == ("Claimer", True)
     finally:
         owner.close()
+
+
+def test_an_old_databases_accounts_get_their_skeletons_so_no_new_account_reads_as_one(db_url: str) -> None:
+    """Accounts made before the skeleton column are given theirs at the upgrade (SQLite and PostgreSQL)."""
+    create_old_database(db_url, with_accounts=True)
+    engine = create_engine(normalize_url(db_url))
+    with engine.begin() as conn:
+        conn.execute(
+            text("INSERT INTO forsale_accounts (id, name, name_key, password_hash, created_at) "
+                 "VALUES ('old1', 'Ace', 'ace', 'x', 0)")
+        )  # fmt: skip
+    engine.dispose()
+    with TestClient(create_app(db_url, static_dir="/nonexistent")) as client:
+        answer = client.post("/api/signup", json={"name": "Асе", "password": PASSWORD})  # whole Cyrillic
+        assert (answer.status_code, answer.json()["error"]["code"]) == (409, "name_taken")
+        guest = client.post("/api/tables", json={"players": 3, "join": True, "player_name": "ACE"})
+        assert (guest.status_code, guest.json()["error"]["code"]) == (400, "bad_name")
