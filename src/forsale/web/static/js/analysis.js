@@ -6,7 +6,7 @@
 // an SVG with a title and a description, a dash pattern and a marker shape per seat (colour is
 // never the only carrier), and the same numbers as a table for screen readers and keyboards.
 import { h, k } from "./format.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const DASHES = ["", "8 4", "2 3", "10 3 2 3", "5 5", "1 6"];
@@ -192,16 +192,24 @@ export function hintLine(hint) {
   return t(HINT_KEYS[hint.reason] || "hint.line", params);
 }
 
-let lastHint = null; // the table redraws often: one button per table and seat, its answer kept
+let lastHint = null; // the table redraws often: one button per table, seat and decision, its answer kept
 
-/** The Hint button of a seat with a decision to make, at a table that allows hints. */
-export function hintButton(tableId, token) {
-  if (lastHint && lastHint.tableId === tableId && lastHint.token === token) return lastHint.el;
-  const out = h("span.hint-line", { id: "hint-line", role: "status" });
+/**
+ * The Hint button of a seat with a decision to make, at a table that allows hints. `decision` names
+ * the decision (live.js's decisionKey): the answer is kept while the table redraws for this one
+ * decision and is gone at the next, so a hint never stays beside a move it was not about.
+ */
+export function hintButton(tableId, token, decision) {
+  if (lastHint && lastHint.tableId === tableId && lastHint.token === token && lastHint.decision === decision) return lastHint.el;
+  if (lastHint) clearTimeout(lastHint.timer);
+  const out = h("span.hint-line", { id: "hint-line", role: "status", dataset: { decision } });
   const button = h("button.btn.quiet", { type: "button", id: "hint", title: t("hint.title") }, t("hint.button"));
+  const mine = { tableId, token, decision, el: null, timer: null };
   button.addEventListener("click", async () => {
     button.disabled = true;
+    clearTimeout(mine.timer);
     out.textContent = t("hint.thinking");
+    delete out.dataset.refused;
     try {
       const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}/hint`, {
         method: "POST",
@@ -210,7 +218,20 @@ export function hintButton(tableId, token) {
       });
       const data = await response.json().catch(() => null);
       if (!response.ok) {
-        out.textContent = (data && data.error && data.error.message) || String(response.status);
+        // A refusal in the page's words, by its code (the server's English sentence is for other
+        // clients); one that says when to try again ("rate_limited": Retry-After) goes away then.
+        const code = data && data.error && data.error.code;
+        out.dataset.refused = code || String(response.status);
+        out.textContent = code && has(`error.${code}`) ? t(`error.${code}`) : t("table.refused");
+        const after = Number(response.headers.get("retry-after"));
+        if (after > 0) {
+          mine.timer = setTimeout(() => {
+            if (out.dataset.refused) {
+              out.textContent = "";
+              delete out.dataset.refused;
+            }
+          }, after * 1000);
+        }
       } else {
         const hint = data.hint;
         out.dataset.action = JSON.stringify(hint.action);
@@ -221,7 +242,7 @@ export function hintButton(tableId, token) {
       button.disabled = false;
     }
   });
-  const el = h("span.hint", null, button, " ", out);
-  lastHint = { tableId, token, el };
-  return el;
+  mine.el = h("span.hint", null, button, " ", out);
+  lastHint = mine;
+  return mine.el;
 }

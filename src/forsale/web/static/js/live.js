@@ -693,16 +693,22 @@ export function showTable(ctx, tableId, opts = {}) {
       waitingPanel(),
       seatsRow(sc),
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
-      tips ? tips.tip(sc, v, { me: m.seat, watching: m.watch }) : null,
-      !m.watch && m.token && m.table && m.table.hints && legal().length ? hintButton(tableId, m.token) : null,
-      !m.watch && m.seat !== null ? myArea(sc, { handCard: handCard(sc), actions, prompt }) : h("p.hint", null, t("table.watching")),
+      m.watch || m.seat === null ? h("p.hint", null, t("table.watching")) : null,
     );
+    // The seat's decision stays in view (docs/web.md, "the dock"): the tutorial's tip, the hint and
+    // the seat's own corner (hand, prompt, bid/pass or Sell) stick to the bottom of the screen, so
+    // that neither a tall table nor a tip ever pushes the move out of sight.
+    const tipEl = tips ? tips.tip(sc, v, { me: m.seat, watching: m.watch }) : null;
+    const hintEl = !m.watch && m.token && m.table && m.table.hints && legal().length ? hintButton(tableId, m.token, decisionKey(v)) : null;
+    const dock = !m.watch && m.seat !== null
+      ? h("div.dock", { id: "dock", class: `dock ${legal().length ? "yours" : ""} ${v.phase === "over" ? "over" : ""}` }, tipEl, hintEl ? h("div.hint-bar", null, hintEl) : null, myArea(sc, { handCard: handCard(sc), actions, prompt }))
+      : tipEl;
     const creator = seats.get(tableId)?.creator;
     const hintsToggle = creator && m.table && !m.table.rated && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
     // Chat goes on after the game (a rematch is arranged there), so this switch stays at the end too.
     const chatToggle = creator && m.table ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
     const side = h("aside.side", null, memoryPanel(sc), hintsToggle, chatToggle, logPanel(sc));
-    root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side));
+    root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side, dock));
     const newLog = root.querySelector(".log");
     if (newLog) newLog.scrollTop = logAtBottom ? newLog.scrollHeight : logScroll;
     if (focusKey) {
@@ -770,8 +776,17 @@ function aside(toCome, unseen) {
   return ` ${toCome ? t("memory.asideSome", { count: unseen, aside: unseen - toCome }) : t("memory.asideAll", { count: unseen })}`;
 }
 
+/**
+ * Which decision the seat faces: a hint answers this one only, and is gone at the next (a new bid
+ * to answer, a new auction or sale round), since the moves so far and the phase name it.
+ */
+function decisionKey(view) {
+  return `${view.phase}:${view.round}:${view.history.length}`;
+}
+
 /** What passing costs now: the bid minus its refund, rounded as the view's ruleset says. */
 function costOfPass(view, bid) {
   const refund = view.ruleset.refund === "up" ? Math.ceil(bid / 2) : Math.floor(bid / 2);
   return bid - refund;
 }
+

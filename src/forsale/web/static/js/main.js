@@ -26,6 +26,13 @@ document.getElementById("theme").addEventListener("click", () => {
   setTheme(document.documentElement.dataset.theme === "dark" ? "light" : "dark");
 });
 
+// On a phone the header's account, language and theme sit behind one button (css: header.bar .more).
+const menuToggle = document.getElementById("menu-toggle");
+menuToggle.addEventListener("click", () => {
+  const open = menuToggle.closest("header").classList.toggle("open");
+  menuToggle.setAttribute("aria-expanded", String(open));
+});
+
 let toastTimer = null;
 export function toast(text, ms = 3500) {
   const el = document.getElementById("toast");

@@ -1,0 +1,208 @@
+"""The seat's decision is always in view (issue 33): at 1280×800 and 390×844, at each decision, the
+controls the seat needs (bid and pass; the hand's houses, then Sell once a house is chosen) lie
+inside the window with the page scrolled to its top, so no decision needs a scroll to find.
+
+One whole game in English checks every decision at both sizes (the window is resized at each
+decision, the game goes on); the other languages check an auction decision and a sale decision at
+both sizes; the tutorial checks its tips: open, a tip neither pushes the controls out of sight nor
+is itself out of sight. The header of a phone stays within two rows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page
+
+from .test_web_i18n import LOCALES
+
+SIZES = [(1280, 800), (390, 844)]
+
+# What the seat decides now: "auction", "sale" (no house chosen yet), "over", or false.
+_DECISION = """() => {
+  const game = document.querySelector('.game');
+  if (!game) return false;
+  if (game.dataset.phase === 'over') return 'over';
+  if (document.querySelector('button[data-focus=pass]:not([disabled])')) return 'auction';
+  if (document.querySelector('button.card.house:not([disabled])')) return 'sale';
+  return false;
+}"""
+
+# Each element of `selector` outside the window (with the page scrolled to its top): its
+# description and box; the list is empty when every one is in view (and there is one at least).
+_OUT_OF_VIEW = """async (selector) => {
+  window.scrollTo(0, 0);
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const els = [...document.querySelectorAll(selector)];
+  if (!els.length) return ['nothing matches ' + selector];
+  const out = [];
+  for (const el of els) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) {
+      out.push(`${el.tagName.toLowerCase()}#${el.id}.${el.className} "${el.textContent.trim().slice(0, 30)}"`
+        + ` at ${Math.round(r.left)},${Math.round(r.top)}-${Math.round(r.right)},${Math.round(r.bottom)}`
+        + ` in ${innerWidth}x${innerHeight}`);
+    }
+  }
+  return out;
+}"""
+
+AUCTION_CONTROLS = (
+    "button[data-focus=pass], #bid-amount:not([disabled]), button[data-focus=bid-btn], button[data-focus=plus1]"
+)
+HOUSES = "button.card.house:not([disabled])"
+SELL = "button[data-focus=sell]:not([disabled])"
+
+
+def assert_in_view(page: Page, selector: str, where: str) -> None:
+    out = page.evaluate(_OUT_OF_VIEW, selector)
+    assert not out, f"{where}: out of view without a scroll: {out}"
+
+
+def check_decision(page: Page, phase: str, where: str, sizes=SIZES, also: str | None = None) -> None:
+    """The decision's controls in view at each size; a sale's Sell after choosing a house too.
+
+    The page is left at the last size, with a house chosen in a sale. ``also`` is one more
+    selector that must be in view (the tutorial's tip).
+    """
+    for width, height in sizes:
+        page.set_viewport_size({"width": width, "height": height})
+        here = f"{where} {phase} at {width}x{height}"
+        if phase == "auction":
+            assert_in_view(page, AUCTION_CONTROLS, here)
+        else:
+            assert_in_view(page, HOUSES, here)
+        if also:
+            assert_in_view(page, also, here)
+    if phase == "sale":
+        houses = page.locator(HOUSES)
+        houses.nth(houses.count() - 1).click()  # the last house: on a phone, the one furthest down
+        page.wait_for_selector(SELL)
+        for width, height in sizes:
+            page.set_viewport_size({"width": width, "height": height})
+            assert_in_view(
+                page, f"{SELL}, button.card.house.chosen", f"{where} sale, a house chosen, at {width}x{height}"
+            )
+            if also:
+                assert_in_view(page, also, f"{where} sale, a house chosen, at {width}x{height}")
+
+
+def header_rows(page: Page) -> float:
+    return float(page.evaluate("() => document.querySelector('header.bar').getBoundingClientRect().height"))
+
+
+def act(page: Page, phase: str, turns: int) -> None:
+    """Bid now and then (a standing bid makes the pass button's words longer), else pass; sell the chosen house."""
+    if phase == "auction":
+        plus1 = page.locator("button[data-focus=plus1]:not([disabled])")
+        if turns % 3 == 0 and plus1.count() and page.locator(".seat.me .status .chip").count() == 0:
+            plus1.click()
+        else:
+            page.click("button[data-focus=pass]")
+    else:
+        page.click(SELL)
+
+
+def start(page: Page, players: int) -> None:
+    page.goto("/")
+    page.fill("#solo-name", "Ann")
+    page.select_option("#solo-players", str(players))
+    page.select_option("#solo-bot", "random")
+    page.click("#play-solo")
+    page.wait_for_selector(".game[data-phase=auction]")
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_every_decision_of_a_whole_game_is_in_view_at_both_sizes(players: int, new_page, shoot) -> None:
+    """3 players: the biggest hand (8 houses) and 8 rounds; 6 players: the most seats above it."""
+    started = time.monotonic()
+    page = new_page(width=1280, height=800)
+    start(page, players)
+    seen = {"auction": 0, "sale": 0}
+    for turns in range(200):
+        phase = str(page.wait_for_function(_DECISION).json_value())
+        if phase == "over":
+            break
+        seen[phase] += 1
+        check_decision(page, phase, f"{players} players, decision {turns}")
+        if seen[phase] == 2:  # the second sale has the last sale's reveal on the felt too
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                shoot(page, f"in-view-{players}p-{phase}-{width}", full_page=False)
+            page.set_viewport_size({"width": 1280, "height": 800})
+        act(page, phase, turns)
+    else:
+        raise AssertionError("the game did not end")
+    rounds = 8 if players == 3 else 5
+    assert seen["sale"] == rounds and seen["auction"] >= rounds - 1, seen
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert header_rows(page) <= 100, "the phone's header takes more than two rows"
+    print(f"whole game, {players} players: {time.monotonic() - started:.1f} s")
+
+
+@pytest.mark.parametrize("code", ["fr", "nl", "it", "de"])
+def test_an_auction_and_a_sale_decision_are_in_view_in_each_language(code: str, new_page, shoot) -> None:
+    page = new_page(width=390, height=844, locale=LOCALES[code])
+    start(page, 3)
+    assert header_rows(page) <= 100, f"{code}: the phone's header takes more than two rows"
+    checked = set()
+    for turns in range(200):
+        phase = str(page.wait_for_function(_DECISION).json_value())
+        assert phase != "over", f"{code}: the game ended before a sale decision"
+        if phase not in checked:
+            checked.add(phase)
+            check_decision(page, phase, code)
+            shoot(page, f"in-view-{code}-{phase}-1280", full_page=False)
+            page.set_viewport_size({"width": 390, "height": 844})
+            shoot(page, f"in-view-{code}-{phase}-390", full_page=False)
+        if phase == "sale":
+            break
+        act(page, phase, turns + 1)  # pass mostly: the sales come sooner
+
+
+# The open tip and what the seat may do under it.
+_TIP_STATE = """() => {
+  const tip = document.querySelector('#tutorial-tip');
+  const game = document.querySelector('.game');
+  if (!game) return false;
+  if (game.dataset.phase === 'over') return 'over';
+  let decision = '';
+  if (document.querySelector('button[data-focus=pass]:not([disabled])')) decision = 'auction';
+  else if (document.querySelector('button.card.house:not([disabled])')) decision = 'sale';
+  if (tip) return 'tip:' + tip.dataset.tip + ':' + decision;
+  return decision || false;
+}"""
+
+
+def test_the_tutorials_tip_leaves_the_controls_in_view(new_page: Callable[..., Page], shoot) -> None:
+    page = new_page(width=1280, height=800)
+    page.goto("/")
+    page.fill("#solo-name", "Zoë")
+    page.click("#learn-to-play")
+    page.wait_for_selector(".game")
+    with_tip: set[str] = set()
+    for turns in range(300):
+        state = str(page.wait_for_function(_TIP_STATE).json_value())
+        if state == "over" or with_tip == {"auction", "sale"}:
+            break
+        if state.startswith("tip:"):
+            _, tip, decision = state.split(":")
+            if decision and decision not in with_tip:
+                with_tip.add(decision)
+                check_decision(page, decision, f"tutorial tip {tip}", also="#tutorial-tip")
+                for width, height in SIZES:
+                    page.set_viewport_size({"width": width, "height": height})
+                    shoot(page, f"in-view-tutorial-{tip}-{width}", full_page=False)
+                page.set_viewport_size({"width": 1280, "height": 800})
+            page.click("#tip-ok")
+            page.wait_for_function(
+                "t => (document.querySelector('#tutorial-tip') || {dataset: {}}).dataset.tip !== t", arg=tip
+            )
+            continue
+        if state == "sale" and not page.locator(SELL).count():
+            houses = page.locator(HOUSES)
+            houses.first.click()
+        act(page, state, turns)
+    assert with_tip == {"auction", "sale"}, f"no decision was met with a tip open: {with_tip}"
