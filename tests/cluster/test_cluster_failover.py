@@ -167,6 +167,7 @@ def test_the_nodes_log_their_start_takeovers_and_stop_at_info(cluster: Any) -> N
         assert f"cluster node {name} ({name}/" in log and " started: " in log, log[-2000:]
     assert any(re.search(r"took table \S+ \(epoch \d+\)", log) for log in logs.values())  # after the kill -9
     assert any(re.search(r"stopped: \d+ tables released", log) for log in logs.values())  # the clean stop
+    assert not any("connection open" in log or "[accepted]" in log for log in logs.values())  # no line per socket
 
 
 def test_each_node_reports_its_leases_on_metrics_and_the_balancer_keeps_them_in(cluster: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import math
 import os
 import socket
@@ -158,6 +159,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+class QuietSockets(logging.Filter):
+    """Drops uvicorn's lines for each WebSocket opened or closed (``"WebSocket /ws/..." [accepted]``,
+    ``connection open``, ``connection closed``): two or three INFO lines per player per reconnect drowned
+    the server's own lines; refused handshakes still show."""
+
+    NOISE = frozenset({"connection open", "connection closed"})
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message in self.NOISE or ('"WebSocket ' in message and message.endswith("[accepted]")))
+
+
 def log_config(level: str) -> dict[str, Any]:
     """uvicorn's logging configuration, plus the server's own ``forsale`` loggers at ``level``, on stderr.
 
@@ -171,6 +184,8 @@ def log_config(level: str) -> dict[str, Any]:
     from uvicorn.config import LOG_LEVELS, LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["quiet_sockets"] = {"()": QuietSockets}
+    config["handlers"]["default"]["filters"] = ["quiet_sockets"]
     config["loggers"]["forsale"] = {
         "handlers": ["default"],
         "level": LOG_LEVELS.get(level.lower(), level.upper()),
