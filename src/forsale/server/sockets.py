@@ -90,6 +90,11 @@ def id_in(text: str) -> Any:
 SOCKETS_PER_ADDRESS = 256
 """``forsale serve``'s default: enough for a classroom behind one address with a few tabs each."""
 
+RETRY_AFTER = 10
+"""Seconds a client refused for too many sockets is told to wait (``params.retry_after``) before it tries again:
+long enough that a page in a reconnect loop costs the server next to nothing, short enough for a closed tab's
+slot to be taken up by the next try."""
+
 
 class TableSockets:
     """ASGI middleware that serves ``/ws/tables/{id}`` and passes everything else on.
@@ -126,8 +131,10 @@ class TableSockets:
         if self.per_address is not None and self.open.get(host, 0) >= self.per_address:
             self.bad_input.note("too_many_sockets", f"{host} WS {path[:60]}")
             await ws.accept()
-            await ws.send_text(dumps(error("too_many_connections", f"at most {self.per_address} open at once")))
-            await ws.close(code=1008)
+            refusal = f"at most {self.per_address} open at once; try again in {RETRY_AFTER} seconds"
+            facts: Params = {"limit": self.per_address, "retry_after": RETRY_AFTER}
+            await ws.send_text(dumps(error("too_many_connections", refusal, params=facts)))
+            await ws.close(code=1008, reason=f"too_many_connections; retry_after={RETRY_AFTER}")
             return
         self.open[host] = self.open.get(host, 0) + 1
         try:
