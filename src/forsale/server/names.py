@@ -246,9 +246,24 @@ def reserved(text: str) -> bool:
     return key in exact or any(p.fullmatch(key) for p in patterns)
 
 
+MAX_MARKS = 3
+"""Combining marks in a row on one letter: Vietnamese stacks two, no script needs more than three; more is
+"Zalgo" text that draws over the names above and below it."""
+
+
+def marks_problem(text: str) -> str | None:
+    """Why ``text`` stacks too many accents on one letter, or None."""
+    run = 0
+    for ch in unicodedata.normalize("NFC", text):
+        run = run + 1 if unicodedata.category(ch) in ("Mn", "Me") else 0
+        if run > MAX_MARKS:
+            return f"a letter of a name carries at most {MAX_MARKS} accents"
+    return None
+
+
 def person_name_problem(text: str) -> str | None:
-    """Why ``text`` cannot be the name a person goes by (mixed scripts, or the server's), or None."""
-    problem = script_problem(text)
+    """Why ``text`` cannot be the name a person goes by (mixed scripts, stacked accents, the server's), or None."""
+    problem = script_problem(text) or marks_problem(text)
     if problem is not None:
         return problem
     if reserved(text):

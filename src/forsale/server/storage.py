@@ -117,7 +117,7 @@ accounts = Table(
     # The address is mailed only once confirmed (forsale.server.emails): when, and the hash of the one-time
     # token of the confirmation link last mailed, with its expiry. Added with name_skeleton.
     Column("email_confirmed_at", Float, nullable=True),
-    Column("email_token_hash", String(64), nullable=True),
+    Column("email_token_hash", String(64), nullable=True, index=True),  # looked up by the confirmation
     Column("email_token_expires", Float, nullable=True),
 )
 
