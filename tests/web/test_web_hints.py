@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 CATALOGUES = Path(__file__).parents[2] / "src" / "forsale" / "web" / "static" / "i18n"
 REASON_KEYS = {"only": "hint.only", "pass_close": "hint.passClose", "better": "hint.line", "mixed": "hint.mixed",
@@ -83,3 +84,54 @@ def test_the_lobby_checkbox_allows_hints_and_the_line_is_in_the_pages_language(s
     if "alternative_chance" in hint:
         assert str(round(hint["alternative_chance"] * 100)) in text
     assert "hard bot" not in text and hint["line"] not in text  # never the server's English line
+
+
+def ask_when_allowed(page) -> dict:
+    """Click Hint until it is answered: a click within the cooldown is refused, and its words go when it ends."""
+    for _ in range(5):
+        with page.expect_response(lambda r: r.url.endswith("/hint") and r.request.method == "POST") as answer:
+            page.click("#hint")
+        if answer.value.ok:
+            page.wait_for_function("() => document.querySelector('#hint-line')?.dataset.reason")
+            return answer.value.json()["hint"]
+        assert answer.value.status == 429, answer.value.text()
+        expect(page.locator("#hint-line")).to_have_text("", timeout=10_000)  # cleared after Retry-After
+    raise AssertionError("no hint in five tries")
+
+
+def test_a_hint_goes_with_its_decision_and_a_refusal_is_worded_and_cleared(server, new_page, player):
+    """A hint is about one decision: at the seat's next one (a new bid, a new auction or sale round) the
+    line is empty. Asking again too soon is refused in the page's words (not the server's English) and
+    that refusal goes too."""
+    page = new_page(locale="fr-FR", expect=r"status of 429")  # the refusals this test asks for
+    start(page, server.base, hints=True)
+    me = player(page)
+    assert me.wait_turn() == "auction"
+    ask(page)
+    line = page.locator("#hint-line")
+    first = line.get_attribute("data-decision")
+    with page.expect_response(lambda r: r.url.endswith("/hint") and r.request.method == "POST") as answer:
+        page.click("#hint")
+    assert answer.value.status == 429 and answer.value.json()["error"]["code"] == "rate_limited"
+    expect(line).to_have_text(catalogue("fr")["error.rate_limited"])
+    expect(line).to_have_attribute("data-refused", "rate_limited")
+    expect(line).to_have_text("", timeout=10_000)  # the wait the server named is over: the refusal goes
+
+    page.click("button[data-focus=pass]")  # the decision is past
+    seen = {"auction"}
+    while True:
+        phase = me.wait_turn()
+        assert phase != "over", f"the game ended before {seen} were all checked"
+        line = page.locator("#hint-line")
+        expect(line).not_to_have_attribute("data-decision", first or "")
+        expect(line).to_have_text("")  # no hint left over from the last decision
+        if phase == "sale" and "sale-2" in seen:
+            break
+        if phase == "sale":
+            seen.add("sale-2" if "sale" in seen else "sale")
+            ask_when_allowed(page)
+            first = line.get_attribute("data-decision")
+            assert line.inner_text()
+            me.act(phase)
+        else:
+            page.click("button[data-focus=pass]")
