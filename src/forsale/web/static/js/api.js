@@ -89,10 +89,41 @@ export function savePlayerName(name) {
   if (name) localStorage.setItem("forsale.name", name);
 }
 
+const FIRST_PAUSE_MS = 500;
+const MAX_PAUSE_MS = 10000;
+
+/**
+ * Milliseconds to wait before reconnection attempt number `attempt` (0 for
+ * the first after a drop): exponential backoff, 0.5 s doubling up to 10 s,
+ * with "equal jitter" (between half and all of it, drawn by `random`) so that
+ * the pages of a classroom that lost the server together do not all come
+ * back in the same instant; and never sooner than `retryAfter` seconds (a
+ * `too_many_connections` refusal says how long), plus up to half of it again.
+ */
+export function reconnectDelay(attempt, retryAfter = 0, random = Math.random) {
+  const ceiling = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(attempt, 30));
+  const pause = ceiling / 2 + (random() * ceiling) / 2;
+  return retryAfter > 0 ? Math.max(pause, retryAfter * 1000 * (1 + random() / 2)) : pause;
+}
+
+/** The `retry_after` seconds a refusal asks for: in its error's params, or in the close reason; else 0. */
+export function retryAfterOf(msgOrReason) {
+  if (typeof msgOrReason === "string") {
+    const found = /retry_after=(\d+(?:\.\d+)?)/.exec(msgOrReason);
+    return found ? Number(found[1]) : 0;
+  }
+  const seconds = msgOrReason?.params?.retry_after;
+  return typeof seconds === "number" && seconds > 0 ? seconds : 0;
+}
+
 /**
  * A table's WebSocket that reconnects by itself: a dropped connection is
- * retried with a growing pause, and every (re)connection starts with a hello
- * carrying the seat token, so the server answers with a fresh snapshot.
+ * retried with a growing, jittered pause (reconnectDelay), and every
+ * (re)connection starts with a hello carrying the seat token, so the server
+ * answers with a fresh snapshot. The pause goes back to its shortest only once
+ * the server has welcomed the connection: a socket that opens and is refused
+ * (too many from this address) keeps backing off, and waits as long as the
+ * refusal says, instead of hammering the server every 300 ms.
  */
 export class Connection {
   constructor(tableId, token, { onMessage, onStatus }) {
@@ -101,7 +132,8 @@ export class Connection {
     this.onMessage = onMessage;
     this.onStatus = onStatus;
     this.closed = false;
-    this.retry = 0;
+    this.retry = 0; // reconnection attempts since the server last welcomed this connection
+    this.retryAfter = 0; // seconds the last refusal asked us to wait
     this.nextId = 1;
     this.ws = null;
     this.timer = null;
@@ -121,7 +153,6 @@ export class Connection {
     this.ws = ws;
     ws.addEventListener("open", () => {
       if (this.ws !== ws) return; // closed by the page while connecting
-      this.retry = 0;
       ws.send(JSON.stringify({ type: "hello", token: this.token || null, invite: this.invite || null }));
       this.onStatus("open");
       clearInterval(this.pinger);
@@ -134,6 +165,12 @@ export class Connection {
       } catch {
         return;
       }
+      if (msg.type === "welcome") {
+        this.retry = 0; // served: the next drop starts again from the shortest pause
+        this.retryAfter = 0;
+      } else if (msg.type === "error" && msg.code === "too_many_connections") {
+        this.retryAfter = retryAfterOf(msg) || 10;
+      }
       this.onMessage(msg);
     });
     ws.addEventListener("close", (event) => {
@@ -145,7 +182,8 @@ export class Connection {
         return;
       }
       this.onStatus("lost");
-      const pause = Math.min(5000, 300 * 2 ** this.retry++);
+      const pause = reconnectDelay(this.retry++, Math.max(this.retryAfter, retryAfterOf(event.reason)));
+      this.retryAfter = 0;
       this.timer = setTimeout(() => this.open(), pause);
     });
     // An "error" event is always followed by "close", which does the retrying.
