@@ -49,6 +49,27 @@ _OUT_OF_VIEW = """async (selector) => {
   return out;
 }"""
 
+# Whether `selector`'s button is alone on its row among the end screen's buttons.
+_ALONE = """(selector) => {
+  const me = document.querySelector(selector).getBoundingClientRect();
+  const others = [...document.querySelectorAll('.end-actions .btn')].filter((b) => !b.matches(selector));
+  return !others.some((b) => Math.abs(b.getBoundingClientRect().top - me.top) < 4);
+}"""
+
+# The contrast ratio (WCAG) of a control's edge against the panel it lies on.
+_EDGE_CONTRAST = """(selector) => {
+  const el = document.querySelector(selector);
+  const lum = (css) => {
+    const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map(Number).map((c) => c / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const edge = lum(getComputedStyle(el).borderTopColor);
+  const ground = lum(getComputedStyle(el.closest('.panel')).backgroundColor);
+  const [hi, lo] = [edge, ground].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
+
 AUCTION_CONTROLS = (
     "button[data-focus=pass], #bid-amount:not([disabled]), button[data-focus=bid-btn], button[data-focus=plus1]"
 )
@@ -137,7 +158,18 @@ def test_every_decision_of_a_whole_game_is_in_view_at_both_sizes(players: int, n
         raise AssertionError("the game did not end")
     rounds = 8 if players == 3 else 5
     assert seen["sale"] == rounds and seen["auction"] >= rounds - 1, seen
-    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_selector("#rematch")
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        # "Rematch" shares a row with another of the end screen's buttons, never alone on one.
+        assert page.evaluate(_ALONE, "#rematch") is False, f"Rematch alone on its row at {width}x{height}"
+        # The memory aid's two switches on two lines, not run together.
+        box = page.locator("label[for=memory-toggle]").bounding_box()
+        other = page.locator("label[for=memory-allowed]").bounding_box()
+        assert box and other and box["y"] + box["height"] <= other["y"] + 1, (box, other)
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    shoot(page, f"in-view-{players}p-over-dark-390")
+    assert page.evaluate(_EDGE_CONTRAST, "#memory-toggle") >= 3, "an unchecked box is too faint in the dark theme"
     assert header_rows(page) <= 100, "the phone's header takes more than two rows"
     print(f"whole game, {players} players: {time.monotonic() - started:.1f} s")
 

@@ -11,6 +11,18 @@ _MOVED = """before => {
   return !game || game.dataset.phase === 'over' || game.dataset.moves !== String(before)
     || !!document.querySelector('button[data-focus=pass]:not([disabled]), button.card.house:not([disabled])');
 }"""
+# The contrast ratio (WCAG) of an element's text against its own background colour.
+CONTRAST = """(selector) => {
+  const el = document.querySelector(selector);
+  const style = getComputedStyle(el);
+  const lum = (css) => {
+    const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map(Number).map((c) => c / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [hi, lo] = [lum(style.color), lum(style.backgroundColor)].sort((a, b) => b - a);
+  return (hi + 0.05) / (lo + 0.05);
+}"""
 HOSTILE = "<b>bold?</b> <script>window.pwned = 1</script> '; DROP TABLE x; -- 👋"
 
 
@@ -82,6 +94,9 @@ def test_a_private_table_by_invitation_with_chat_and_a_rematch(new_page, player,
     ann.click("#rematch")
     expect(ann.locator("#rematch-box")).to_contain_text("Waiting for: Bob")
     expect(bob.locator("#rematch-box")).to_contain_text("Ann offers a rematch")
+    expect(ann.locator("#rematch-box")).to_contain_text("You offered a rematch.")  # not "You offers"
+    # Bob's Decline button is legible on the felt: dark words on its light face, 4.5:1 at least.
+    assert bob.evaluate(CONTRAST, "#rematch-decline") >= 4.5
     shoot(bob, "social-rematch-offer")
     bob.click("#rematch-accept")
     for page, seat in ((ann, "1"), (bob, "0")):

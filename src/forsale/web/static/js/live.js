@@ -562,8 +562,9 @@ export function showTable(ctx, tableId, opts = {}) {
         h("a.btn.primary", { href: api.recordUrl(tableId), download: `forsale-${tableId}.json`, id: "download" }, t("end.download")),
         h("a.btn", { href: `#/replay/${tableId}`, id: "replay-link" }, t("end.replay")),
         h("a.btn", { href: "#/" }, t("end.newGame")),
+        // In the same row as the other three (alone on a line of its own, it looked left over).
+        rematchBox(sc),
       ),
-      rematchBox(sc),
       analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s)), seats.get(tableId)?.invite),
     );
   }
@@ -578,7 +579,9 @@ export function showTable(ctx, tableId, opts = {}) {
     const parts = [];
     if (r && r.status === "offered") {
       const waiting = r.waiting.map((s) => seatName(sc, s)).join(", ");
-      parts.push(h("p", null, t("rematch.offeredBy", { name: seatName(sc, r.by) }), " ", waiting ? t("rematch.waiting", { names: waiting }) : ""));
+      // "You offered a rematch.", not "You offers": the offer's own words when the offer is this seat's.
+      const by = seated && r.by === m.seat ? t("rematch.offeredByYou") : t("rematch.offeredBy", { name: seatName(sc, r.by) });
+      parts.push(h("p", null, by, " ", waiting ? t("rematch.waiting", { names: waiting }) : ""));
       if (seated && !r.accepted.includes(m.seat)) {
         parts.push(h("button.btn.primary", { type: "button", id: "rematch-accept", onclick: () => answer(true) }, t("rematch.accept")),
           h("button.btn", { type: "button", id: "rematch-decline", onclick: () => answer(false) }, t("rematch.decline")));
