@@ -698,7 +698,7 @@ export function showTable(ctx, tableId, opts = {}) {
       felt(sc, v.phase === "over" ? endPanel(sc) : null),
       m.watch || m.seat === null ? h("p.hint", null, t("table.watching")) : null,
     );
-    // The seat's decision stays in view (docs/web.md, "the dock"): the tutorial's tip, the hint and
+    // The seat's decision stays in view (docs/browser.md, "Your move stays in view"): the tutorial's tip, the hint and
     // the seat's own corner (hand, prompt, bid/pass or Sell) stick to the bottom of the screen, so
     // that neither a tall table nor a tip ever pushes the move out of sight.
     const tipEl = tips ? tips.tip(sc, v, { me: m.seat, watching: m.watch }) : null;
