@@ -23,7 +23,11 @@ decision by default):
   ``hard-v1``'s search and ``expert`` would make in the opponent's chair,
   weighed by how well each predicted that seat so far
   (:mod:`forsale.bots.searchers`). The
-  move is drawn, with the caller's rng, from the bot's own solved strategy.
+  move is drawn, with the caller's rng, from the bot's own solved strategy;
+  but once every opponent still choosing sells like a rule of the library
+  of :mod:`forsale.bots.salemodels` (posterior mass and predictive
+  log-loss, fitted on its sales this game), the bot plays the best
+  response to their predicted sales instead (``model=0``: never; issue 32).
 
 ``hard-v1``, the search bot before issue 14, stays registered unchanged:
 it is the reference every newer ``hard`` is measured against.
@@ -230,7 +234,11 @@ class HardAgent(SearchAgent):
     opponent's sale model is mixed with a searcher's sale by how well that
     predicted it so far (:mod:`forsale.bots.searchers`), and so is the
     sale ``expert`` would make there. ``sale="v1"`` sells as ``hard-v1``
-    does instead (an ablation: docs/strength.md).
+    does instead (an ablation: docs/strength.md). With ``model`` (the
+    default; issue 32) each opponent's sales are also fitted to a library of
+    sale rules (:mod:`forsale.bots.salemodels`), and once every opponent
+    still choosing is well modelled the bot plays the best response to
+    them instead of drawing from the solved game.
 
     Three more ablations of the auction search, measured at 6 players in
     docs/strength.md and not adopted: ``futures`` (multiples of ``alpha``)
@@ -251,7 +259,7 @@ class HardAgent(SearchAgent):
         futures: Sequence[float] = (1.0,),
         spread: float = 1.0,
         fit_self: bool = False,
-        model: bool = False,
+        model: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
@@ -337,12 +345,12 @@ class HardAgent(SearchAgent):
         seat = view.seat
         assert seat is not None
         game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
+        if self.searchers:  # written down every round, so that the chair models' odds miss no sale
+            self._learn_searchers(view, models, weights, rng)
         if self.model:
             fits = fit_opponents(view)
             if exploitable(fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
-        if self.searchers:
-            self._learn_searchers(view, models, weights, rng)
         strategies, values, iterations = solve(
             game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
         )
@@ -433,7 +441,7 @@ def _hard(
     futures: str | float = "1",
     spread: Any = 1.0,
     fit_self: int = 0,
-    model: int = 0,
+    model: int = 1,
     **options: Any,
 ) -> HardAgent:
     v1 = build("hard", **options)
