@@ -56,9 +56,11 @@ _ALONE = """(selector) => {
   return !others.some((b) => Math.abs(b.getBoundingClientRect().top - me.top) < 4);
 }"""
 
-# The contrast ratio (WCAG) of a control's edge against the panel it lies on.
+# The contrast ratio (WCAG) of a control's edge against the panel it lies on: 0 for a control the
+# system draws (appearance: auto), whose computed border is not what is painted.
 _EDGE_CONTRAST = """(selector) => {
   const el = document.querySelector(selector);
+  if (getComputedStyle(el).appearance !== 'none') return 0;
   const lum = (css) => {
     const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map(Number).map((c) => c / 255)
       .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
