@@ -97,6 +97,32 @@ def test_a_rated_table_needs_a_person(server: Any) -> None:
     assert mixed.status_code == 201, mixed.text  # a seat left open for a person to take: fine
 
 
+def test_one_account_holds_one_seat_at_a_rated_table(server: Any) -> None:
+    """Ratings count a win if any of an account's seats won: two seats of three would let one feed the other.
+
+    Refused on join (after create+join; a guest cannot sit at a rated table, so claim has no guest's seat to
+    take there), and casual tables still allow it (one device passed round the table).
+    """
+    sam = account(server, "Sam")
+    made = sam.post("/api/tables", json={"players": 3, "rated": True, "join": True})
+    assert made.status_code == 201, made.text
+    table = made.json()["table"]["id"]
+    assert "one seat" in refused(sam.post(f"/api/tables/{table}/join", json={}), 409, "already_seated")
+    info = sam.get(f"/api/tables/{table}").json()["table"]
+    assert info["open_seats"] == [1, 2] and info["status"] == "waiting"
+    # Another account takes seat 1; Sam cannot claim it with its token (another's seat) nor take seat 2.
+    tess = account(server, "Tess")
+    joined = tess.post(f"/api/tables/{table}/join", json={})
+    assert joined.status_code == 200, joined.text
+    refused(sam.post(f"/api/tables/{table}/claim", json={"token": joined.json()["token"]}), 403, "not_your_seat")
+    refused(sam.post(f"/api/tables/{table}/join", json={"seat": 2}), 409, "already_seated")
+    # Sam's one seat is still Sam's to resume.
+    assert sam.post(f"/api/tables/{table}/resume", json={}).json()["seat"] == 0
+    # A casual table: one account may sit twice.
+    casual = sam.post("/api/tables", json={"players": 2, "join": True}).json()["table"]["id"]
+    assert sam.post(f"/api/tables/{casual}/join", json={}).status_code == 200
+
+
 def test_only_a_bot_without_options_is_rated_as_that_bot() -> None:
     assert rated_bot("hard") == rated_bot(" hard ") == "hard"
     assert player_at("bot", "hard", None, False) == "bot:hard"

@@ -37,7 +37,7 @@ from . import sessions as session_store
 from .connections import Conn
 from .names import hidden, person_name_problem, skeleton
 from .refused import Refused
-from .seats import new_token
+from .seats import check_one_seat, new_token
 from .storage import Storage, accounts, games, seat_names, seats
 
 NAME_MAX = 24
@@ -352,10 +352,12 @@ def check_owner(account: Account | None, seat: Any) -> None:
 
 
 async def link_seat(table: Any, index: int, account: Account) -> None:
-    """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already."""
+    """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already,
+    409 if it is a rated table where the account holds another seat (:func:`check_one_seat`)."""
     async with table.lock:
         seat = table.seats[index]
         check_owner(account, seat)
+        check_one_seat(table, index, account["id"])
         if (seat.account_id == account["id"] and seat.name == account["name"]) or seat.kind != "human":
             return
         # An account's seat shows the account's name: a seat claimed under a guest's name takes it too.

@@ -196,11 +196,15 @@ class Lobby:
             for r in rows
         ]
 
-    async def create(self, body: CreateTable, owner: str | None = None) -> dict[str, Any]:
+    async def create(
+        self, body: CreateTable, owner: str | None = None, account_id: str | None = None
+    ) -> dict[str, Any]:
         """Create a table (see ``POST /api/tables``); the creator gets a token to manage it.
 
         ``owner``: the creating client (:func:`forsale.server.fairshare.client_key`), whose tables are counted
         against the limits and whose bots share the workers as one (``None``: the table is its own owner).
+        ``account_id``: the signed-in creator, whose seat (``join``) is theirs from the moment it is stored, so
+        no join of theirs can slip in before it is linked (:func:`~forsale.server.seats.check_one_seat`).
         """
         n = body.players
         rules_spec = body.rules.model_dump() if hasattr(body.rules, "model_dump") else body.rules  # type: ignore[union-attr]
@@ -230,7 +234,7 @@ class Lobby:
                 seats.append(StoredSeat(i, "bot", bot_name(spec), spec, None))
             elif body.join and i == humans[0]:
                 seat_token, seat_hash = new_token()
-                seats.append(StoredSeat(i, "human", body.player_name or "You", None, seat_hash))
+                seats.append(StoredSeat(i, "human", body.player_name or "You", None, seat_hash, account_id))
             else:
                 seats.append(StoredSeat(i, "open", open_seat_name(i), None, None))
         deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
@@ -285,7 +289,7 @@ class Lobby:
             table.scheduler.schedule()
         return table
 
-    async def solo(self, body: Solo, owner: str | None = None) -> dict[str, Any]:
+    async def solo(self, body: Solo, owner: str | None = None, account_id: str | None = None) -> dict[str, Any]:
         """One person at seat 0, bots everywhere else, the game under way at once."""
         n = body.players
         if body.bots is not None:
@@ -309,4 +313,5 @@ class Lobby:
                 rated=body.rated,
             ),
             owner,
+            account_id,
         )

@@ -19,7 +19,7 @@ from .profiles import DELETED_NAME, op_account_profile, op_bot_profile, op_delet
 from .ratings import OVERALL, op_leaderboard
 from .refused import Refused
 from .rest import accounts_of, address, body, body_of, errors, lobby_of, table_of
-from .seats import new_token
+from .seats import ALREADY_SEATED, new_token
 from .sockets import error
 from .storage import Storage
 
@@ -74,7 +74,7 @@ async def leaderboard(
 
 
 @router.post(
-    "/api/tables/{table_id}/resume", responses=errors(400, 401, 403, 404, 413, 429), openapi_extra=body(NoFields)
+    "/api/tables/{table_id}/resume", responses=errors(400, 401, 403, 404, 409, 413, 429), openapi_extra=body(NoFields)
 )
 async def resume(request: Request, table_id: str) -> dict[str, Any]:
     """A fresh token for the signed-in account's seat at this table (from any device).
@@ -89,9 +89,12 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
     async with table.lock:
         if accounts.revoked_since(account, mark):  # the password changed meanwhile: this session has ended
             raise Refused("not_signed_in", "the password changed meanwhile: sign in again", 401)
-        seat = next((s for s in table.seats if s.account_id == account["id"] and s.kind == "human"), None)
-        if seat is None:
+        held = [s for s in table.seats if s.account_id == account["id"] and s.kind == "human"]
+        if not held:
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
+        if len(held) > 1 and table.config.get("rated"):  # seated twice before one seat a person was the rule
+            raise Refused("already_seated", ALREADY_SEATED, 409)
+        seat = held[0]
         token, seat.token_hash = new_token()
         await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
         # Sockets opened with the old token (another device, or whoever copied it) stop playing the seat.

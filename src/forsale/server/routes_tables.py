@@ -41,7 +41,9 @@ async def create_table(request: Request) -> dict[str, Any]:
     check_rated_table(body.rated, body.hints, body.seats or ())
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
-    out = await lobby_of(request).create(body, client_key(address(request), account))
+    out = await lobby_of(request).create(
+        body, client_key(address(request), account), account["id"] if account is not None else None
+    )
     if account is not None and "seat" in out:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
     return out
@@ -54,7 +56,9 @@ async def solo(request: Request) -> dict[str, Any]:
     check_rated_table(body.rated, body.hints, [None, *(body.bots if body.bots is not None else [body.bot])])
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
-    out = await lobby_of(request).solo(body, client_key(address(request), account))
+    out = await lobby_of(request).solo(
+        body, client_key(address(request), account), account["id"] if account is not None else None
+    )
     if account is not None:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
     return out
@@ -78,7 +82,8 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     table = await table_of(request, table_id)
     check_join(table, body.invite)
     check_signed_in(bool(table.config.get("rated")), account)
-    seat, token = await table.join(body.seat, await accounts_of(request).seat_name(account, body.name))
+    name = await accounts_of(request).seat_name(account, body.name)
+    seat, token = await table.join(body.seat, name, account["id"] if account is not None else None)
     if account is not None:
         await link_seat(table, seat, account)
     return {"table": table.info(), "seat": seat, "token": token}
@@ -86,11 +91,12 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
 
 @router.post(
     "/api/tables/{table_id}/claim",
-    responses=errors(400, 401, 403, 404, 413, 429),
+    responses=errors(400, 401, 403, 404, 409, 413, 429),
     openapi_extra=body(TokenBody, required=True),
 )
 async def claim(request: Request, table_id: str) -> dict[str, Any]:
-    """Link the seat a (guest's) token holds to the signed-in account."""
+    """Link the seat a (guest's) token holds to the signed-in account (409 ``already_seated``: at a rated table
+    the account holds another seat)."""
     account = await accounts_of(request).required(request, changing=True)
     body = await body_of(request, TokenBody)
     table = await table_of(request, table_id)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .connections import Conn
+from .refused import Refused
 from .storage import StoredSeat, hash_token
 
 TOKEN_BYTES = 24
@@ -101,3 +102,18 @@ def free_seats_text(seats: Iterable[Seat]) -> str:
     """The open seats' indices for a message (``"1, 3"``, or ``"none"``)."""
     free = [str(s.index) for s in seats if s.kind == "open"]
     return ", ".join(free) if free else "none"
+
+
+ALREADY_SEATED = "this account already holds a seat at this rated table: one person, one seat"
+
+
+def check_one_seat(table: Any, index: int | None, account_id: str | None) -> None:
+    """At a rated table an account holds one seat at most (``409 already_seated``); called under the table's lock.
+
+    Ratings count "a win if either seat won" for an account, so one person at two seats of three could feed
+    one seat from the other and climb. A casual table allows it: friends pass one device round the table.
+    """
+    if account_id is None or not table.config.get("rated"):
+        return
+    if any(s.index != index and s.kind == "human" and s.account_id == account_id for s in table.seats):
+        raise Refused("already_seated", ALREADY_SEATED, 409)

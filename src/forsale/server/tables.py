@@ -35,6 +35,7 @@ from .refused import Refused
 from .scheduling import Scheduler
 from .seats import (
     Seat,
+    check_one_seat,
     free_seats_text,
     joined_name,
     left_name,
@@ -181,11 +182,16 @@ class LiveTable:
     def is_creator(self, token: str) -> bool:
         return token_matches(self.creator_hash, token)
 
-    async def join(self, index: int | None, name: str | None) -> tuple[int, str]:
-        """Take a free seat (the lowest if ``index`` is None); returns ``(seat, token)``."""
+    async def join(self, index: int | None, name: str | None, account_id: str | None = None) -> tuple[int, str]:
+        """Take a free seat (the lowest if ``index`` is None); returns ``(seat, token)``.
+
+        ``account_id``: the signed-in account taking it, linked under the same lock, so two joins at once
+        cannot both seat one account twice at a rated table (:func:`~forsale.server.seats.check_one_seat`).
+        """
         async with self.lock:
             if self.status == "over":
                 raise Refused("game_over", "the game is over; there is no seat to take", 409)
+            check_one_seat(self, None, account_id)
             if index is None:
                 free = [s.index for s in self.seats if s.kind == "open"]
                 if not free:
@@ -198,6 +204,7 @@ class LiveTable:
                 raise Refused("seat_taken", f"seat {index} is taken; free seats: {free_seats_text(self.seats)}", 409)
             token, token_hash = new_token()
             seat.kind, seat.name, seat.token_hash = "human", name or joined_name(index), token_hash
+            seat.account_id = account_id
             seat.away_since = time.monotonic()
             starts = self.status == "waiting" and all(s.kind != "open" for s in self.seats)
             await self.write(Storage.op_update_seat(self.id, seat.stored(), "playing" if starts else None))
