@@ -22,12 +22,20 @@ from email.message import Message
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from aiosmtpd.controller import Controller
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.emails import CONFIRMS_PER_ACCOUNT, CONFIRMS_PER_ADDRESS, TURNS_PER_ADDRESS, Addresses
+from forsale.server.emails import (
+    CONFIRMS_PER_ACCOUNT,
+    CONFIRMS_PER_ADDRESS,
+    CONFIRMS_PER_DOMAIN,
+    TURNS_PER_ADDRESS,
+    Addresses,
+    _op_claim,
+)
 from forsale.server.sessions import COOKIE
 from forsale.server.storage import Storage
 
@@ -245,3 +253,116 @@ def test_turn_emails_are_limited_per_address_and_hour(tmp_path: Path) -> None:
     finally:
         with contextlib.suppress(Exception):
             storage.close()
+
+
+def test_confirmation_limits_hold_for_requests_that_arrive_together(serve_process: type[Any], tmp_path: Path) -> None:
+    """A real ``forsale serve`` and SMTP server: many requests at once get no more messages than the limits.
+
+    The check of a limit and the count of the message are one transaction: 15 requests of one account at once
+    send 5 messages (its limit), 6 accounts at once to one address 3 (the address's), however they interleave.
+    """
+    inbox = Inbox()
+    port = free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    server = serve_process(f"sqlite:///{tmp_path / 'db.sqlite3'}", tmp_path, "--rest-rate", "1000000",
+                           "--smtp", f"smtp://127.0.0.1:{port}", "--public-url", "http://play.example").start()  # fmt: skip
+    try:
+        origin = {"Origin": server.base}
+
+        async def accounts(names: list[str]) -> list[httpx.AsyncClient]:
+            clients = [httpx.AsyncClient(base_url=server.base, timeout=60, headers=origin) for _ in names]
+            for client, name in zip(clients, names):
+                signed = await client.post("/api/signup", json={"name": name, "password": PASSWORD})
+                assert signed.status_code == 201, signed.text
+            return clients
+
+        async def at_once() -> tuple[list[int], list[int]]:
+            [mallory] = await accounts(["Mallory"])
+            many = await asyncio.gather(
+                *(mallory.post("/api/me/email", json={"email": f"v{n}@example.org"}) for n in range(15))
+            )
+            others = await accounts([f"Trudy {chr(65 + n)}" for n in range(6)])
+            same = await asyncio.gather(
+                *(c.post("/api/me/email", json={"email": "victim@example.org"}) for c in others)
+            )
+            for client in [mallory, *others]:
+                await client.aclose()
+            return [r.status_code for r in many], [r.status_code for r in same]
+
+        many, same = asyncio.run(at_once())
+        assert sorted(many) == [200] * CONFIRMS_PER_ACCOUNT + [429] * (15 - CONFIRMS_PER_ACCOUNT)
+        assert sorted(same) == [200] * CONFIRMS_PER_ADDRESS + [429] * (6 - CONFIRMS_PER_ADDRESS)
+        inbox.wait(CONFIRMS_PER_ACCOUNT + CONFIRMS_PER_ADDRESS)
+        to = [m["To"] for m in inbox.messages]
+        assert len(to) == CONFIRMS_PER_ACCOUNT + CONFIRMS_PER_ADDRESS, to
+        assert to.count("victim@example.org") == CONFIRMS_PER_ADDRESS
+    finally:
+        server.stop()
+        controller.stop()
+
+
+def test_tagged_addresses_share_their_mailboxs_limit(mail: tuple[TestClient, Inbox]) -> None:
+    """``victim+1@``, ``victim+2@``... reach one mailbox at most hosts: they count as ``victim@``."""
+    client, inbox = mail
+    for n in range(2):
+        sign_up(client, f"Mallory {chr(65 + n)}")
+        for k in range(CONFIRMS_PER_ACCOUNT):
+            answer = client.post("/api/me/email", json={"email": f"Victim+{n}{k}@example.org"}, headers=SAME)
+            assert answer.status_code == (200 if n == 0 and k < CONFIRMS_PER_ADDRESS else 429), (n, k)
+    settled(client)
+    assert len(inbox.messages) == CONFIRMS_PER_ADDRESS
+
+
+def test_one_domain_gets_a_ceiling_of_confirmation_emails_an_hour(tmp_path: Path) -> None:
+    """Aliases and catch-alls of one host escape a per-address count; its domain's hourly ceiling holds them."""
+    storage = Storage(f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    try:
+        now = time.time()
+
+        async def claim(address: str, account: str) -> float:
+            return await storage.run(_op_claim(address, account, now, count=True))
+
+        async def claims() -> list[float]:
+            return [await claim(f"u{n}@catch.example", f"account{n}") for n in range(CONFIRMS_PER_DOMAIN + 1)]
+
+        waits = asyncio.run(claims())
+        assert waits[:-1] == [0.0] * CONFIRMS_PER_DOMAIN
+        assert 3500 < waits[-1] <= 3600
+        assert asyncio.run(claim("u@other.example", "account0x")) == 0.0  # per domain
+        assert asyncio.run(claim("u@xcatch.example", "account0y")) == 0.0  # a domain that ends the same is another
+    finally:
+        with contextlib.suppress(Exception):
+            storage.close()
+
+
+def test_changing_only_the_language_of_an_unconfirmed_address_sends_nothing(mail: tuple[TestClient, Inbox]) -> None:
+    """A new language is no request for a new link: no message, and the address's count is not used up."""
+    client, inbox = mail
+    sign_up(client, "Ann")
+    assert client.post("/api/me/email", json={"email": "ann@example.org", "language": "en"}, headers=SAME).json()[
+        "confirmation_sent"
+    ]
+    for language in ("de", "fr", "it", "nl", "de"):
+        changed = client.post("/api/me/email", json={"email": "ann@example.org", "language": language}, headers=SAME)
+        assert changed.status_code == 200 and changed.json()["confirmation_sent"] is False, changed.text
+        assert changed.json()["language"] == language
+    settled(client)
+    assert len(inbox.messages) == 1
+    confirm(client, inbox, "ann@example.org")  # the link sent first still works
+    again = client.post("/api/me/email", json={"email": "ann@example.org"}, headers=SAME)  # asked again: a new link
+    assert again.status_code == 200
+
+
+def test_the_confirmation_message_carries_no_account_name(mail: tuple[TestClient, Inbox]) -> None:
+    """Names are users' text (dots allowed: ``win at evil.example``): none goes to an address nobody confirmed."""
+    client, inbox = mail
+    sign_up(client, "win at evil.example")
+    for language in ("en", "de", "fr", "it", "nl"):
+        client.post("/api/me/email", json={"email": "x@example.org", "language": language}, headers=SAME)
+        client.post("/api/me/email", json={"email": None}, headers=SAME)
+    settled(client)
+    assert len(inbox.messages) == CONFIRMS_PER_ADDRESS
+    for message in inbox.messages:
+        body = message.get_payload(decode=True).decode()
+        assert "evil" not in body and "#/confirm/" in body

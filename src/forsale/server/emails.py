@@ -12,7 +12,12 @@ one confirmation message, itself limited per address and per account.
 Limits, counted in ``forsale_mails`` (so they hold across restarts and
 across a cluster's nodes): :data:`CONFIRMS_PER_ADDRESS` and
 :data:`CONFIRMS_PER_ACCOUNT` confirmation messages a day,
-:data:`TURNS_PER_ADDRESS` "your turn" messages an hour. Subjects are fixed
+:data:`CONFIRMS_PER_DOMAIN` an hour to one domain, :data:`TURNS_PER_ADDRESS`
+"your turn" messages an hour. A limit is checked and the message counted in
+one transaction (:func:`_op_claim`), before the message is sent: requests
+that arrive together cannot all pass the check before any is counted.
+Addresses are counted without their ``+tag`` (:func:`address_key`), which
+most hosts deliver to the same mailbox. Subjects are fixed
 per kind of message: no user text (a table's or a player's name) reaches a
 header; bodies are plain text.
 """
@@ -27,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, text, update
 
 from ..catalogues import translation
 from .mailer import Mailer
@@ -43,23 +48,43 @@ CONFIRMS_PER_ADDRESS = 3
 """Confirmation messages one address may be sent a day (whichever accounts ask)."""
 CONFIRMS_PER_ACCOUNT = 5
 """Confirmation messages one account may have sent a day (to whichever addresses)."""
+CONFIRMS_PER_DOMAIN = 50
+"""Confirmation messages to the addresses of one domain an hour: a ceiling on the mailboxes of one host that
+tags, aliases or catch-alls reach together, whatever the per-address count sees."""
 TURNS_PER_ADDRESS = 12
 """"Your turn" messages one address may be sent an hour (a few tables over days, and no flood)."""
 DAY, HOUR = 86400.0, 3600.0
+MAILS_LOCK = 0x666F7273616C6D  # "forsalm": the PostgreSQL advisory lock that serialises the mail counts
+"""On PostgreSQL (a cluster's nodes each have their own writer thread), every check-and-count of a limit takes
+this transaction-level advisory lock first, so two nodes cannot both pass a check before either counts.
+Mail is rare: one lock for all of it costs nothing, and one lock cannot deadlock with another."""
 
 
 def address_key(email: str) -> str:
-    """The address as the limits count it: the domain's case never matters, and few hosts care about the rest's."""
-    return email.casefold()
+    """The address as the limits count it: casefolded (few hosts care about case) and without a ``+tag``.
+
+    ``victim+1@example.org``, ``victim+2@example.org``... reach the one mailbox ``victim@example.org`` at most
+    hosts, so they share its count (an address whose local part starts with ``+`` keeps it).
+    """
+    local, _, domain = email.casefold().rpartition("@")
+    plain = local.split("+", 1)[0]
+    return f"{plain or local}@{domain}"
 
 
-def confirm_email(tr: gettext.NullTranslations, account: str, link: str) -> tuple[str, str]:
-    """The subject and body of the message that asks to confirm an address for ``account``."""
+def domain_of(key: str) -> str:
+    """The domain of an address key (what follows its last ``@``)."""
+    return key.rpartition("@")[2]
+
+
+def confirm_email(tr: gettext.NullTranslations, link: str) -> tuple[str, str]:
+    """The subject and body of the message that asks to confirm an address.
+
+    No account name in it: names are the users' text (``win at evil.example``), and this message goes to any
+    address anyone types, before its owner has agreed to anything.
+    """
     subject = tr.gettext("For Sale: confirm your email address")
     body = (
-        tr.gettext("The account {name} at For Sale would like to tell this address when it is its turn.").format(
-            name=account
-        )
+        tr.gettext("A player at For Sale would like to tell this address when it is their turn.")
         + "\n\n"
         + tr.gettext("To confirm, open this link within {hours} hours: {link}").format(hours=CONFIRM_HOURS, link=link)
         + "\n\n"
@@ -84,31 +109,43 @@ class Addresses:
     async def set(self, account: Any, email: str | None, language: Any) -> dict[str, Any]:
         """Store ``email`` (None: none) for ``account``; a new address is unconfirmed and sent its link.
 
-        The same address again, unconfirmed, sends a new link (the old one stops working); confirmed, it
-        changes only the language. ``language`` is a code, None (English), or ``KEEP``.
+        The same address again, unconfirmed, sends a new link (the old one stops working), unless only the
+        language changes while the link sent still works: then nothing is sent (a new language is no request
+        for a new link, and must not use up the address's messages). Confirmed, it changes only the language.
+        ``language`` is a code, None (English), or ``KEEP``.
         """
+        from .accounts import KEEP
+
         now = time.time()
         current = await self.storage.run(_op_state(account["id"]))
         same = email is not None and current is not None and current["email"] == email
         if email is None or (same and current is not None and current["email_confirmed_at"] is not None):
             return await self.storage.run(_op_store(account["id"], email, language, keep_confirmation=same))
+        if (
+            same
+            and current is not None
+            and language is not KEEP
+            and language != current["language"]
+            and (current["email_token_expires"] or 0) > now
+        ):  # only the language changes, and the link sent works: nothing to send
+            stored = await self.storage.run(_op_store(account["id"], email, language, keep_confirmation=True))
+            return stored | {"confirmation_sent": False}
         key = address_key(email)
-        wait = await self.storage.run(_op_wait(key, account["id"], now))
+        # Checked and counted in one transaction, before anything is sent: requests that arrive together
+        # cannot all pass the check before one of them is counted.
+        wait = await self.storage.run(_op_claim(key, account["id"], now, count=self.mailer is not None))
         if wait > 0:
             seconds = max(1, math.ceil(wait))
-            raise Refused("rate_limited", f"too many confirmation emails for this address or account; try again in "
-                          f"{seconds} s", 429, {"Retry-After": str(seconds)})  # fmt: skip
+            raise Refused("rate_limited", f"too many confirmation emails for this address, its domain or this "
+                          f"account; try again in {seconds} s", 429, {"Retry-After": str(seconds)})  # fmt: skip
         token, token_hash = new_token()
         stored = await self.storage.run(
             _op_store(account["id"], email, language, token_hash=token_hash, expires=now + CONFIRM_HOURS * HOUR)
         )
         stored["confirmation_sent"] = False
         if self.mailer is not None:
-            await self.storage.run(_op_sent(key, "confirm", account["id"], now))
             tr = translation(stored["language"])
-            task = asyncio.get_running_loop().create_task(
-                self.mailer.send(email, *confirm_email(tr, account["name"], self.link(token)))
-            )
+            task = asyncio.get_running_loop().create_task(self.mailer.send(email, *confirm_email(tr, self.link(token))))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
             stored["confirmation_sent"] = True
@@ -134,6 +171,7 @@ class Addresses:
 
 # -- storage operations ------------------------------------------------------------------------
 _STATE = (accounts.c.email, accounts.c.language, accounts.c.email_confirmed_at)
+_CURRENT = (*_STATE, accounts.c.email_token_expires)
 
 
 def _shown(row: Any) -> dict[str, Any]:
@@ -142,7 +180,7 @@ def _shown(row: Any) -> dict[str, Any]:
 
 def _op_state(account_id: str) -> Callable[[Connection], dict[str, Any] | None]:
     def fn(conn: Connection) -> dict[str, Any] | None:
-        row = conn.execute(select(*_STATE).where(accounts.c.id == account_id)).first()
+        row = conn.execute(select(*_CURRENT).where(accounts.c.id == account_id)).first()
         return None if row is None else dict(row._mapping)
 
     return fn
@@ -187,16 +225,30 @@ def _count(conn: Connection, since: float, *where: Any) -> tuple[int, float | No
     return (int(row[0]), row[1]) if row is not None else (0, None)
 
 
-def _op_wait(key: str, account_id: str, now: float) -> Callable[[Connection], float]:
-    """Seconds until one more confirmation message may go to ``key`` for ``account_id`` (0: now)."""
+def _lock(conn: Connection) -> None:
+    """Serialise the mail counts across a cluster's nodes (one node's writer thread serialises its own)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MAILS_LOCK})
+
+
+def _op_claim(key: str, account_id: str, now: float, *, count: bool) -> Callable[[Connection], float]:
+    """Seconds until one more confirmation message may go to ``key`` for ``account_id`` (0: now, and counted).
+
+    The check and the count are one transaction, so no two requests both take the last message of a limit.
+    """
 
     def fn(conn: Connection) -> float:
+        _lock(conn)
         wait = 0.0
-        for where, limit in (((mails.c.address == key,), CONFIRMS_PER_ADDRESS),
-                             ((mails.c.account_id == account_id,), CONFIRMS_PER_ACCOUNT)):  # fmt: skip
-            sent, oldest = _count(conn, now - DAY, mails.c.kind == "confirm", *where)
+        domain = mails.c.address.endswith("@" + domain_of(key), autoescape=True)
+        for where, limit, span in (((mails.c.address == key,), CONFIRMS_PER_ADDRESS, DAY),
+                                   ((mails.c.account_id == account_id,), CONFIRMS_PER_ACCOUNT, DAY),
+                                   ((domain,), CONFIRMS_PER_DOMAIN, HOUR)):  # fmt: skip
+            sent, oldest = _count(conn, now - span, mails.c.kind == "confirm", *where)
             if sent >= limit and oldest is not None:
-                wait = max(wait, oldest + DAY - now)
+                wait = max(wait, oldest + span - now)
+        if wait == 0 and count:
+            _op_sent(key, "confirm", account_id, now)(conn)
         return wait
 
     return fn
@@ -212,6 +264,7 @@ def _op_sent(key: str, kind: str, account_id: str | None, now: float) -> Callabl
 
 def _op_turn_allowed(key: str, now: float) -> Callable[[Connection], bool]:
     def fn(conn: Connection) -> bool:
+        _lock(conn)
         sent, _ = _count(conn, now - HOUR, mails.c.kind == "turn", mails.c.address == key)
         if sent >= TURNS_PER_ADDRESS:
             return False
