@@ -76,6 +76,28 @@ def happened(tip: str, facts: dict, text: str) -> bool:
     return facts["phase"] == "over"
 
 
+def told_of_the_table_shown(page: Page, words: dict, tip: str, text: str) -> None:
+    """The tip speaks of the table beside it: the bid it names is the log's latest (yours said as yours), the house
+    a pass or a take names is the latest one taken, and the bots wait: nothing newer is drawn while the tip is open."""
+    moves = page.evaluate("() => document.querySelector('.game').dataset.moves")
+    if tip == "bid":
+        last = page.locator(".log li.bid").last.inner_text()
+        mine = last.startswith(words["log.bid.you"].split("{")[0])
+        template = words["tutorial.bid.mine" if mine else "tutorial.bid.text"]
+        assert text.startswith(template.split("{")[0]), f"{last!r} told as {text!r}"
+    if tip in ("pass", "take"):
+        house = re.search(r"\d+", text)
+        assert house, text
+        # The latest pass; a take's tip is about paying, so the latest take that paid (any, to keep this short).
+        lines = page.locator(f".log li.{tip}").all_inner_texts()
+        named = [line for line in (lines[-1:] if tip == "pass" else lines) if re.search(rf"\b{house.group()}\b", line)]
+        assert named, f"the {tip} tip names house {house.group()}; the log: {lines}"
+    page.wait_for_timeout(300)  # time for a bot's move (they play at once on this server) to be drawn, were it shown
+    assert page.evaluate("() => document.querySelector('.game').dataset.moves") == moves, (
+        f"the table moved on under {tip}"
+    )
+
+
 def act(page: Page, phase: str) -> None:
     """Bid +1 when nothing of mine stands, pass once outbid (a refund), sell the first house."""
     if phase == "auction":
@@ -122,9 +144,11 @@ def play_the_tutorial(page: Page, code: str, on_tip: Callable[[str], None] = lam
             assert happened(tip, facts, text), f"{tip} opened before its moment: {facts} {text!r}"
             expect(page.locator("#tip-ok"), f"{tip} has the focus").to_be_focused()
             page.wait_for_function("t => window.__said.some(s => s.includes(t))", arg=words[f"tutorial.{tip}.title"])
+            # Numbered in the order they open, whatever order the game brings the situations in.
             expect(page.locator("#tutorial-tip .tip-step")).to_have_text(
-                words["tutorial.step"].replace("{step}", str(TIPS.index(tip) + 1)).replace("{steps}", "8")
+                words["tutorial.step"].replace("{step}", str(len(shown))).replace("{steps}", "8")
             )
+            told_of_the_table_shown(page, words, tip, text)
             page.wait_for_function(_SETTLED)  # audits and pictures of a tip still fading in would see faded colours
             on_tip(tip)
             dismissals += 1

@@ -40,7 +40,10 @@ export function showTable(ctx, tableId, opts = {}) {
   const turnNotice = turnWatcher(() => (m.table && m.table.name && shownTableName(m.table.name)) || tableId);
   let gone = false;
   // A table started by "Learn to play": its tips come with the drawings (tutorial.js).
-  const tips = isTutorial(tableId) ? tutorial(ctx, tableId, { redraw: () => draw() }) : null;
+  const tips = isTutorial(tableId) ? tutorial(ctx, tableId, { redraw: () => (release(), draw()) }) : null;
+  // While a tutorial tip is open, the states that follow its moment wait here (the bots play on at the server):
+  // the learner reads the tip beside the table it speaks of, and no auction passes by unseen behind it.
+  const held = [];
 
   const root = h("div.game-root");
   // The chat stays outside the redrawn table, so what is being typed survives every move.
@@ -165,20 +168,12 @@ export function showTable(ctx, tableId, opts = {}) {
       case "welcome":
       case "state":
       case "table": {
-        if (msg.info) m.table = msg.info;
-        if (msg.clock) setClock(msg.clock);
-        if (msg.view) {
-          m.view = msg.view;
-          if (msg.type === "welcome") {
-            m.seat = msg.seat;
-            m.pending = false; // a new connection: whatever was in flight was answered or lost
-          }
-          turnNotice(m.view, m.seat);
-          const hand = m.seat !== null && m.seat !== undefined ? m.view.hands[m.seat] || [] : [];
-          if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
+        if (tips && msg.type === "state" && (held.length || tips.isOpen())) {
+          held.push(msg);
+          break;
         }
-        if (msg.result) m.result = msg.result;
-        if (msg.info) chat.refresh(); // the seat or the creator's setting may have changed who writes
+        if (msg.type === "welcome") held.length = 0; // a new connection's view is the whole story
+        takeState(msg);
         drawSoon();
         break;
       }
@@ -242,6 +237,30 @@ export function showTable(ctx, tableId, opts = {}) {
       default:
         break;
     }
+  }
+
+  /** Take in a table's state (a welcome, a move, a change of the table's description). */
+  function takeState(msg) {
+    if (msg.info) m.table = msg.info;
+    if (msg.clock) setClock(msg.clock);
+    if (msg.view) {
+      m.view = msg.view;
+      if (msg.type === "welcome") {
+        m.seat = msg.seat;
+        m.pending = false; // a new connection: whatever was in flight was answered or lost
+      }
+      turnNotice(m.view, m.seat);
+      const hand = m.seat !== null && m.seat !== undefined ? m.view.hands[m.seat] || [] : [];
+      if (m.view.phase !== "sale" || m.view.my_commit || !hand.includes(m.selected)) m.selected = null;
+    }
+    if (msg.result) m.result = msg.result;
+    if (msg.info) chat.refresh(); // the seat or the creator's setting may have changed who writes
+    if (tips && m.view) tips.check(fold(setupFromView(m.view, names())), m.view, { me: m.seat, watching: m.watch });
+  }
+
+  /** A tip was dismissed: take the held states in, one by one, up to the next tip's moment. */
+  function release() {
+    while (held.length && !tips.isOpen()) takeState(held.shift());
   }
 
   /** Deadlines come in server time (epoch ms); keep them in this browser's time. */
@@ -309,6 +328,8 @@ export function showTable(ctx, tableId, opts = {}) {
 
   function act(action) {
     if (m.pending || !conn) return;
+    // A move made with a tip open is the learner moving on: its state must not wait behind the tip.
+    if (tips && tips.isOpen()) tips.dismiss();
     const id = conn.send({ type: "act", action });
     if (id === null) {
       ctx.toast(t("table.notSent"));

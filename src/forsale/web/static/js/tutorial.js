@@ -75,14 +75,19 @@ function situations(folded, view, me) {
   const note = (tip, at, params) => {
     if (!found.has(tip)) found.set(tip, [at, params]);
   };
+  // A bid, a pass or a take is queued where it first happened but told by its latest instance: after a reload
+  // the bots may have played on, and "here house 7" must name a house the table shows now, not one long gone.
+  const latest = (tip, at, params) => {
+    found.set(tip, [found.has(tip) ? found.get(tip)[0] : at, params]);
+  };
   const refund = view.ruleset.refund;
   folded.events.forEach((evs, i) => {
     for (const ev of evs) {
-      if (ev.kind === "bid") note("bid", i, { amount: k(ev.amount) });
+      if (ev.kind === "bid") latest("bid", i, { amount: k(ev.amount), mine: ev.seat === me });
       else if (ev.kind === "pass") {
-        note("pass", i, { house: ev.house });
+        latest("pass", i, { house: ev.house });
         if (ev.bid) note("refund", i, { bid: k(ev.bid), back: k(ev.bid - ev.paid), paid: k(ev.paid), refund });
-      } else if (ev.kind === "take" && ev.paid) note("take", i, { house: ev.house, paid: k(ev.paid) });
+      } else if (ev.kind === "take" && ev.paid) latest("take", i, { house: ev.house, paid: k(ev.paid) });
       else if (ev.kind === "round" && ev.phase === "sale") note("sale", i, {});
       else if (ev.kind === "sale") note("reveal", i, {});
       else if (ev.kind === "end") note("score", i, {});
@@ -124,20 +129,32 @@ export function tutorial(ctx, tableId, { redraw }) {
     target.focus({ preventScroll: true });
   }
 
-  function tip(sc, view, { me, watching }) {
-    if (watching || !view) return null;
+  /**
+   * Open the next tip whose moment has come in `folded`, if none is open; whether one is open now. live.js
+   * calls this as each state arrives (not only when it draws), so that the states after a tip's moment wait
+   * until the tip is dismissed: the table the learner reads is the one the tip speaks of (its house, its bid),
+   * not one the bots have since played on.
+   */
+  function check(folded, view, { me, watching }) {
+    if (watching || !view) return false;
     if (!current) {
-      const found = situations(sc.folded, view, me);
+      const found = situations(folded, view, me);
       const next = TIPS.filter((tp) => found.has(tp) && !seen.has(tp)).sort((a, b) => found.get(a)[0] - found.get(b)[0])[0];
       if (next) {
         current = [next, found.get(next)[1]];
         opened = next;
       }
     }
-    if (!current) return null;
+    return !!current;
+  }
+
+  function tip(sc, view, { me, watching }) {
+    if (!check(sc.folded, view, { me, watching })) return null;
     const [key, params] = current;
-    const number = TIPS.indexOf(key) + 1;
-    const text = key === "refund" ? t(`tutorial.refund.${params.refund}`, params) : t(`tutorial.${key}.text`, params);
+    // Numbered in the order the tips open (the game decides which situation comes first), never 3 before 2.
+    const number = seen.size + 1;
+    const text =
+      key === "refund" ? t(`tutorial.refund.${params.refund}`, params) : key === "bid" && params.mine ? t("tutorial.bid.mine", params) : t(`tutorial.${key}.text`, params);
     const ok = h("button.btn.primary", { type: "button", id: "tip-ok", "data-focus": "tip-ok", onclick: dismiss }, key === "score" ? t("tutorial.finish") : t("tutorial.ok"));
     return h(
       "div.tip",
@@ -180,5 +197,5 @@ export function tutorial(ctx, tableId, { redraw }) {
     }
   }
 
-  return { tip, afterDraw, dismiss };
+  return { tip, check, afterDraw, dismiss, isOpen: () => !!current };
 }
