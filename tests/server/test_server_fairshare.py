@@ -203,7 +203,7 @@ def test_open_tables_per_client_are_bounded_and_the_lobby_lists_the_newest_first
             assert solo.post("/api/solo", json={"players": 3, "bot": "random"}).status_code == 201
         refused = solo.post("/api/solo", json={"players": 3, "bot": "random"})
         assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_games", refused.text
-        assert "20 games with bots" in refused.json()["error"]["message"]
+        assert "20 games under way" in refused.json()["error"]["message"]
     # Signed in, the client is the account, wherever it comes from; a guest at its address is another client.
     with client(server, "127.0.0.4") as home, client(server, "127.0.0.5") as away, client(server, "127.0.0.4") as guest:
         assert home.post("/api/signup", json={"name": "Tabitha", "password": "a long passphrase"}).status_code == 201
@@ -214,6 +214,48 @@ def test_open_tables_per_client_are_bounded_and_the_lobby_lists_the_newest_first
             refused = create(http, name="one too many")
             assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_tables"
         assert create(guest, name="a guest at the same address").status_code == 201
+
+
+def test_filling_ones_own_seats_and_leaving_them_meets_the_same_limits(serve: Any, tmp_path: Path) -> None:
+    """The limits held only for tables created full: one client opened a table, took its other seats itself
+    and had games without end; a table of one person and bots, left, became bots only past the limit.
+
+    Bots wait 30 s before each move here, so no game ends during the test.
+    """
+    extra = ("--games-per-client", "3", "--bot-tables-per-client", "1", "--bot-delay", "30")
+    server = serve(f"sqlite:///{tmp_path / 'fill.sqlite3'}", tmp_path, *extra, table_limits=True).start()
+    with client(server, ATTACKER) as attacker:
+        for _ in range(3):  # people only, no clock: each game is one of the three
+            made = create(attacker, players=2, private=True, join=True)
+            assert made.status_code == 201, made.text
+            joined = attacker.post(f"/api/tables/{made.json()['table']['id']}/join", json={})
+            assert joined.status_code == 200 and joined.json()["table"]["status"] == "playing", joined.text
+        made = create(attacker, players=3, private=True, join=True, seats=["human", "human", "random"])
+        assert made.status_code == 201, made.text  # waiting: one of the five waiting tables
+        table = made.json()["table"]["id"]
+        refused = attacker.post(f"/api/tables/{table}/join", json={})
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_games", refused.text
+        assert "this table's creator has 3 games under way" in refused.json()["error"]["message"]
+        assert attacker.get(f"/api/tables/{table}").json()["table"]["status"] == "waiting"
+        refused = attacker.post("/api/solo", json={"players": 3, "bot": "random"})
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_games", refused.text
+    with client(server, NEWCOMER) as other:
+        games = []
+        for _ in range(2):  # a person and two bots; the person leaves: bots only
+            made = create(other, private=True, join=True, seats=["human", "random", "random"])
+            assert made.status_code == 201, made.text
+            games.append(made.json())
+            left = other.post(f"/api/tables/{made.json()['table']['id']}/leave", json={"token": made.json()["token"]})
+            assert left.status_code == 200, left.text
+        # The first plays on (the one table of bots only allowed); the second, past the limit, ended at once.
+        first, second = (g["table"]["id"] for g in games)
+        assert other.get(f"/api/tables/{first}").json()["table"]["status"] == "playing"
+        gone = other.get(f"/api/tables/{second}")
+        assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found", gone.text
+        refused = create(other, seats=["random"] * 3)
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_bot_tables", refused.text
+    log = server.log.read_text(errors="replace")
+    assert "Traceback" not in log, log[-3000:]
 
 
 def test_abandoned_waiting_tables_expire_and_tables_with_people_stay(serve: Any, tmp_path: Path) -> None:
@@ -246,6 +288,12 @@ def test_abandoned_waiting_tables_expire_and_tables_with_people_stay(serve: Any,
             lambda: http.get(f"/api/tables/{watched_id}").status_code == 404,
             30,
         )
+        # A casual game under way whose people all went away (no long clock) expires too.
+        made = create(http, players=2, join=True).json()
+        playing = made["table"]["id"]
+        with client(server, NEWCOMER) as friend:
+            assert friend.post(f"/api/tables/{playing}/join", json={}).json()["table"]["status"] == "playing"
+        wait_for("the abandoned game expires", lambda: http.get(f"/api/tables/{playing}").status_code == 404, 30)
     server.stop()
     server.start()  # an expired table does not come back after a restart
     with client(server, NEWCOMER) as http:

@@ -124,15 +124,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         metavar="N",
         default=None,
-        help="games with bots (solo games too) one client may have under way at once (default 20; 0: no limit)",
+        help="games one client may have under way at once, people only or with bots, solo games too, whether created "
+        "full or filled by joins (default 20; 0: no limit)",
     )
     p.add_argument(
         "--waiting-expiry",
         type=seconds,
         default=None,
         metavar="SECONDS",
-        help="seconds a table waiting for players stays open with nobody connected to it (default 1800; "
-        "at a table with a long clock, at least its turn limit)",
+        help="seconds a table waiting for players, or a casual game its people left (no long clock), stays open "
+        "with nobody connected to it (default 1800; at a waiting table with a long clock, at least its turn limit)",
     )
     p.add_argument(
         "--trusted-proxy",

@@ -22,7 +22,7 @@ from ..errors import ForSaleError
 from ..rules import Ruleset
 from ..state import Deal
 from .botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
-from .fairshare import Limits, Shares
+from .fairshare import Limits, Shares, closes_when_quiet
 from .invites import invite_link
 from .messages import CreateTable, Solo
 from .refused import Refused
@@ -65,7 +65,7 @@ class Lobby:
         return self.shares.share(table)
 
     def start_expiry(self) -> None:
-        """Start closing abandoned waiting tables (once; :meth:`expire`)."""
+        """Start closing abandoned tables (once; :meth:`expire`)."""
         if self._expiring is None and self.options.limits.expiry is not None:
             self._expiring = asyncio.get_running_loop().create_task(self._expire_abandoned())
 
@@ -81,10 +81,20 @@ class Lobby:
                 except Exception:  # one table's failure must not stop the sweeping
                     log.exception("table %s could not be expired", table.id)
 
-    async def expire(self, table: LiveTable) -> bool:
-        """Close a waiting table nobody is connected to: it leaves the lobby for good (status ``expired``)."""
+    async def expire(self, table: LiveTable, bots_over_limit: bool = False) -> bool:
+        """Close a table for good (status ``expired``): it leaves the lobby, and its game is not played on.
+
+        A table nobody is connected to that :func:`~forsale.server.fairshare.closes_when_quiet` (waiting, or
+        a casual game its people left); or, ``bots_over_limit``, a casual table a leave turned into bots only
+        while its owner had the most tables of bots only already (:meth:`Shares.left_to_bots`).
+        """
         async with table.lock:
-            if table.closed or table.status != "waiting" or table.connections():
+            if table.closed:
+                return False
+            if bots_over_limit:
+                if table.status != "playing" or not self.shares.left_to_bots(self.tables, table):
+                    return False
+            elif not closes_when_quiet(table) or table.connections():
                 return False
             try:
                 await table.write(Storage.op_update_game(table.id, status="expired"))
@@ -96,11 +106,12 @@ class Lobby:
             del self.tables[table.id]
         self.shares.quiet_since.pop(table.id, None)
         self.expired(table)
-        log.info("table %s expired: it waited for players with nobody connected", table.id)
+        why = "a leave made it bots only past its owner's limit" if bots_over_limit else "nobody was connected"
+        log.info("table %s expired: %s", table.id, why)
         return True
 
     def expired(self, table: LiveTable) -> None:
-        """A waiting table was closed for good (a cluster lets its lease go)."""
+        """A table was closed for good (a cluster lets its lease go)."""
 
     def fallback_bot(self) -> str:
         return self.options.fallback_bot or default_bot()

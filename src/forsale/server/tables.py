@@ -202,6 +202,8 @@ class LiveTable:
             seat = self.seats[index]
             if seat.kind != "open":
                 raise Refused("seat_taken", f"seat {index} is taken; free seats: {free_seats_text(self.seats)}", 409)
+            if self.status == "waiting" and sum(s.kind == "open" for s in self.seats) == 1:
+                self.lobby.shares.starting(self.lobby.tables, self)  # the game starts: the owner's games limit
             token, token_hash = new_token()
             seat.kind, seat.name, seat.token_hash = "human", name or joined_name(index), token_hash
             seat.account_id = account_id
@@ -239,6 +241,9 @@ class LiveTable:
             seat.away_since = None
             self.snapshots.broadcast_info()
             self.scheduler.schedule()
+            ends = self.status == "playing" and self.lobby.shares.left_to_bots(self.lobby.tables, self)
+        if ends:  # bots only now, past its owner's limit: a casual game nobody plays ends (forsale.server.fairshare)
+            await self.lobby.expire(self, bots_over_limit=True)
 
     def unseat_connections(self, index: int, notice: dict[str, Any] | None = None) -> None:
         """Make the seat's open connections spectators (sent ``notice`` first): it is no longer theirs to play.
