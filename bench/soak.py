@@ -179,12 +179,12 @@ class Soak:
     ) -> bool:
         """One connection's share of the game: True once the game is over, False to reconnect (churn).
 
-        ``unacked[0]``: an action sent on an earlier connection was never acknowledged. The server may
-        still be committing it when this connection's ``welcome`` is made (a table changes its state only
-        once the action is stored), so the welcome can ask this seat for a move it has in fact made: the
-        same decision sent again is then refused (``not_your_turn``: "it is seat 2's turn", "you have
-        already chosen"), and that refusal is counted, not taken for a server fault. Nothing is applied
-        twice; the acknowledged actions are checked against the records all the same.
+        ``unacked[0]``: an action sent on an earlier connection was never acknowledged. The server's welcome
+        holds every action it has taken (a hello waits for an action being stored), but the dead connection's
+        action may reach the server after this connection's hello: the welcome then asks this seat for a
+        move it has in fact made, and the same decision sent again is refused (``not_your_turn``: "it is
+        seat 2's turn", "you have already chosen"). That refusal is counted, not taken for a server fault;
+        nothing is applied twice, and the acknowledged actions are checked against the records all the same.
         """
         async with http.ws_connect(f"{self.ws_base}/ws/tables/{table_id}", max_msg_size=0) as ws:
             await ws.send_str(dumps({"type": "hello", "token": token}))

@@ -291,9 +291,14 @@ class TableSockets:
             conn.send(error("private_table", PRIVATE, msg.id))
             return
         await table.chat.load()
-        if conn.closed or table.closed:
-            return
-        table.attach(conn, seat)
+        # Under the table's lock, after any action being stored (LiveTable.act holds it until the game has
+        # moved on): a seat reconnecting while its last action, sent on a connection that died, is still
+        # being committed would otherwise be welcomed with the state before it, asked again for the move it
+        # has made, and refused (not_your_turn) when it answered: the welcome must hold every action taken.
+        async with table.lock:
+            if conn.closed or table.closed:
+                return
+            table.attach(conn, seat)
         if table.chat.messages:  # only a table where someone spoke: a client that never chats sees no new message
             conn.send(table.chat.history())
         rematch.on_attach(table, conn)
