@@ -58,7 +58,7 @@ from .messages import (
     MAX_MESSAGE_BYTES,
 )
 from .refused import Refused
-from .rest import BODY_MODELS, client_host, lobby_of, rest_error
+from .rest import BODY_MODELS, client_host, client_net, lobby_of, rest_error
 from .sockets import RateLimit, TableSockets
 from .storage import Storage
 from .turns import TurnNotices
@@ -125,7 +125,7 @@ class HttpLimits:
         if forged is not None:
             self.bad_input.note(forged.code, f"{where(scope)}: {forged}")
             return rest_error(forged.code, str(forged), forged.status)
-        host = client_host(scope)
+        host = client_net(scope)  # an IPv6 client by its /64: each of its addresses is not a bucket of its own
         bucket = self.buckets.get(host)
         if bucket is None:
             if len(self.buckets) >= 10000:  # bounded memory: forget the address seen first, not every address

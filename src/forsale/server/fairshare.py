@@ -63,7 +63,7 @@ WAITING_EXPIRY = 1800.0
 
 
 def client_key(address: str, account: dict[str, Any] | None) -> str:
-    """Who a request is, for the shares: the signed-in account, else the client's address."""
+    """Who a request is, for the shares: the signed-in account, else the client's address (IPv6: its /64, as given)."""
     return f"account:{account['id']}" if account is not None else f"address:{address}"
 
 

@@ -8,6 +8,7 @@ new concern adds a module and one ``include_router`` line, nothing more.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from typing import Any, TypeVar
 
@@ -26,8 +27,31 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def client_host(scope: Scope) -> str:
-    """The client's address (``?`` where the server was not told it): the key of rate limits, and logged."""
+    """The client's address (``?`` where the server was not told it), as logged; limits use :func:`client_net`."""
     return scope["client"][0] if scope.get("client") else "?"
+
+
+def network_of(host: str) -> str:
+    """The key of every per-address limit: an IPv4 address as it is, an IPv6 address by its /64.
+
+    One IPv6 subscriber gets a whole /64 (often more) and may use a fresh address of it for each
+    request, so keyed on the full /128 a rate limit, a socket count, sign-ups, password guesses or
+    tables per client would be no limit at all. An IPv4 address mapped into IPv6 is its IPv4 address.
+    """
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:  # "?" or a name a test client made up: a key of its own
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
+    return host
+
+
+def client_net(scope: Scope) -> str:
+    """Whom the per-address limits count a request (or socket) against: :func:`network_of` its address."""
+    return network_of(client_host(scope))
 
 
 class ErrorDetail(BaseModel):
@@ -93,7 +117,8 @@ def accounts_of(request: Request) -> Accounts:
 
 
 def address(request: Request) -> str:
-    return client_host(request.scope)
+    """The request's address as the limits key it (an IPv6 address by its /64: :func:`network_of`)."""
+    return client_net(request.scope)
 
 
 async def body_of(request: Request, model: type[M]) -> M:

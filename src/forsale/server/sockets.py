@@ -47,7 +47,7 @@ from .messages import (
     to_action,
 )
 from .refused import Refused
-from .rest import client_host
+from .rest import client_host, client_net
 from .tables import LiveTable
 
 PREFIX = "/ws/tables/"
@@ -127,9 +127,9 @@ class TableSockets:
         if not (scope["type"] == "websocket" and path.startswith(PREFIX)):  # a/b (from a%2Fb) is no such table
             await self.app(scope, receive, send)
             return
-        ws, host = WebSocket(scope, receive, send), client_host(scope)
+        ws, host = WebSocket(scope, receive, send), client_net(scope)  # an IPv6 client by its /64
         if self.per_address is not None and self.open.get(host, 0) >= self.per_address:
-            self.bad_input.note("too_many_sockets", f"{host} WS {path[:60]}")
+            self.bad_input.note("too_many_sockets", f"{client_host(scope)} WS {path[:60]}")
             await ws.accept()
             refusal = f"at most {self.per_address} open at once; try again in {RETRY_AFTER} seconds"
             facts: Params = {"limit": self.per_address, "retry_after": RETRY_AFTER}
@@ -297,6 +297,9 @@ class TableSockets:
         # has made, and refused (not_your_turn) when it answered: the welcome must hold every action taken.
         async with table.lock:
             if conn.closed or table.closed:
+                return
+            if msg.token is not None and table.seat_for_token(msg.token) != seat:  # ended while we waited
+                conn.send(error("bad_token", "this token no longer holds a seat at this table", msg.id))
                 return
             table.attach(conn, seat)
         if table.chat.messages:  # only a table where someone spoke: a client that never chats sees no new message
