@@ -59,3 +59,31 @@ def test_a_hello_during_a_commit_is_welcomed_with_the_action_taken(tmp_path: Pat
             storage.close()
 
     asyncio.run(main())
+
+
+def test_a_token_ended_while_its_hello_waited_seats_nobody(tmp_path: Path) -> None:
+    """A hello that waits for the lock checks its token again: one ended meanwhile (a password change) is refused."""
+
+    async def main() -> None:
+        storage = Storage(f"sqlite:///{tmp_path / 'ended.sqlite3'}")
+        lobby = Lobby(storage, BotRunner(), Options())
+        sockets = TableSockets(None, 20, 40, 30, BadInputLog(logging.getLogger("test")))  # type: ignore[arg-type]
+        try:
+            created = await lobby.create(CreateTable(players=2))
+            table = lobby.tables[created["table"]["id"]]
+            tokens = [(await table.join(None, f"P{i}"))[1] for i in range(2)]
+            await table.chat.load()
+            conn = Conn(None)
+            async with table.lock:  # as end_seat_tokens holds it while it replaces the seat's token
+                hello = asyncio.create_task(sockets.hello(conn, table, Hello(type="hello", token=tokens[0], id=5)))
+                await asyncio.sleep(0.05)
+                assert not hello.done()  # waiting for the lock, its token checked once already
+                table.seats[0].token_hash = "ended"
+            await hello
+            assert conn.seat is None and not conn.hello
+            assert [(m["type"], m["code"], m["id"]) for m in messages(conn)] == [("error", "bad_token", 5)]
+        finally:
+            lobby.close()
+            storage.close()
+
+    asyncio.run(main())
