@@ -88,7 +88,7 @@ def refusal(answer: httpx.Response) -> tuple[int, str]:
 
 
 INVISIBLE = ["Ann\u200b", "\u3164", "\u115f", "\u1160", "\uffa0", "\u2800", "Ann\u2060", "\u200b\u200b", "A\u2028B",
-             "\ufe0f", "Bob\u00ad", "Ann\U000e0041", "Z\u034f", "\u200d"]  # fmt: skip
+             "\ufe0f", "Bob\u00ad", "Ann\U000e0041", "Z\u034f", "\u200d", "\U0001d159", "Ann\U0001d159"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", INVISIBLE, ids=[ascii(n) for n in INVISIBLE])
@@ -152,7 +152,48 @@ def test_the_servers_own_names_are_nobodys(guest: httpx.Client, table: str, name
 
 
 def test_ordinary_names_are_not_taken_for_the_servers() -> None:
-    assert not any(reserved(n) for n in ("Abbot", "Robbie", "Seaton", "Player One Two", "Harding", "Ann"))
+    ordinary = ("Abbot", "Robbie", "Seaton", "Player One Two", "Harding", "Ann", "Talbot", "Anh Tu", "Du Fu",
+                "Jean du Pont", "Placebo", "Tafelberg", "Accountant", "Platzhirsch")  # fmt: skip
+    assert [n for n in ordinary if reserved(n)] == []
+
+
+TRANSLATED = ["Platz 2", "Place 3", "Posto 2", "Plaats 4", "hard (Bot)", "medium (bot)", "Anna (gegangen; Bot)",
+              "Ann (parti ; robot)", "Ann (uscito; bot)", "Zuschauer", "Spectateur", "Spettatore", "Vous", "Du",
+              "Jij", "Tu", "Ann (you)", "Ann (du)", "Bot: Ann", "Bot : Ann", "Tisch 3", "Ann [Bot]"]  # fmt: skip
+"""The page shows the server's names in its reader's language: in every one of them they are nobody's."""
+SPELLED_APART = ["Seat2", "Seat #2", "SEAT-2", "hardbot", "hard-bot", "Rita account", "Rita (account)", "Ann Konto"]
+"""Spaces, ``#`` and punctuation are no disguise; nor is a badge's word after a name."""
+
+
+@pytest.mark.parametrize("name", TRANSLATED + SPELLED_APART)
+def test_the_servers_names_are_nobodys_in_every_language_and_spelling(name: str) -> None:
+    assert reserved(name)
+    assert person_name_problem(name) is not None
+
+
+@pytest.mark.parametrize("name", ["Platz 2", "hard (Bot)", "Zuschauer", "Vous", "Seat #2", "hardbot", "Rita account"])
+def test_the_server_refuses_its_names_in_every_language(guest: httpx.Client, table: str, name: str) -> None:
+    assert refusal(guest.post(f"/api/tables/{table}/join", json={"name": name})) == (400, "bad_name")
+    assert refusal(guest.post("/api/signup", json={"name": name, "password": PASSWORD})) == (400, "bad_name")
+
+
+UNASSIGNED = ["Paul\u0378", "\u0fff", "Ann\U0002fffd"]
+
+
+@pytest.mark.parametrize("name", UNASSIGNED, ids=[ascii(n) for n in UNASSIGNED])
+def test_unassigned_code_points_are_in_no_persons_name(guest: httpx.Client, table: str, name: str) -> None:
+    """A font draws nothing or a box for them, and a later Unicode may make them letters: no name to read."""
+    assert person_name_problem(name) is not None
+    assert refusal(guest.post(f"/api/tables/{table}/join", json={"name": name})) == (400, "bad_name")
+    assert guest.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 400
+
+
+def test_small_capitals_read_as_the_letters_they_are_drawn_as(server: Any, guest: httpx.Client, table: str) -> None:
+    assert skeleton("\u1d18aul") == skeleton("Paul") == skeleton("\u1d18\u1d00\u1d1c\u029f")
+    signed_up(server, "Smallcaps").close()
+    look_alike = "\ua731\u1d0d\u1d00\u029f\u029fcaps"  # ꜱᴍᴀʟʟcaps
+    assert refusal(guest.post(f"/api/tables/{table}/join", json={"name": look_alike})) == (400, "bad_name")
+    assert refusal(guest.post("/api/signup", json={"name": look_alike, "password": PASSWORD})) == (409, "name_taken")
 
 
 def test_an_account_sits_under_its_own_name_and_its_seat_says_so(server: Any, guest: httpx.Client) -> None:

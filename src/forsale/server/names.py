@@ -37,8 +37,10 @@ and nobody's name needs them).
 from __future__ import annotations
 
 import functools
+import json
 import re
 import unicodedata
+from pathlib import Path
 
 # -- characters that do not show --------------------------------------------------------------
 _IGNORABLE = (
@@ -47,8 +49,9 @@ _IGNORABLE = (
     (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
 )  # fmt: skip
 """Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt): drawn as nothing when not understood."""
-_BLANK = (0x2028, 0x2029, 0x2800)
-"""The line and paragraph separators (line breaks), and the braille blank (a letter-like blank)."""
+_BLANK = (0x2028, 0x2029, 0x2800, 0x1D159)
+"""The line and paragraph separators (line breaks), the braille blank (a letter-like blank), and the musical
+null notehead (a symbol fonts draw as an empty square's width of nothing)."""
 _PRIVATE = ((0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 """Private use: drawn as whatever a font puts there, if anything."""
 EMOJI_SELECTORS = frozenset("\ufe0e\ufe0f")
@@ -189,6 +192,23 @@ _LOOKS_LIKE = {
     # Latin (and digits) drawn as one another, in the fonts names are shown in
     "I": "l", "1": "l", "|": "l", "ǀ": "l", "0": "O", "ı": "i", "ɑ": "a", "ʏ": "y",
 }  # fmt: skip
+
+
+def _small_capitals() -> dict[str, str]:
+    """Latin small capitals (``ᴘ``, ``ʀ``, ``ꜱ``...) as the lower-case letters they are drawn as, at a name's size."""
+    found = {}
+    for code in (*range(0x0250, 0x02B0), *range(0x1D00, 0x1D2C), *range(0xA720, 0xA800), *range(0xAB30, 0xAB70)):
+        name = unicodedata.name(chr(code), "")
+        if name.startswith("LATIN LETTER SMALL CAPITAL "):
+            letter = name.removeprefix("LATIN LETTER SMALL CAPITAL ")
+            if len(letter) == 1:
+                found[chr(code)] = letter.lower()
+            elif letter in ("AE", "OE"):
+                found[chr(code)] = {"AE": "æ", "OE": "œ"}[letter]
+    return found
+
+
+_LOOKS_LIKE.update(_small_capitals())
 _LOOKS_LIKE_TABLE = str.maketrans(_LOOKS_LIKE)
 _PAIRS = (("rn", "m"), ("vv", "w"))
 """Letter pairs drawn as one letter (UTS #39 confusables)."""
@@ -213,38 +233,121 @@ def skeleton(text: str) -> str:
 # -- the server's own names -------------------------------------------------------------------
 _NUMBER = 7319  # a number no default name holds, to find where a default name's number goes
 _DIGITS = "[0-9ol]+"  # a number's skeleton: 0 reads as O and 1 as l
+CATALOGUES = Path(__file__).resolve().parent.parent / "web" / "static" / "i18n"
+"""The web page's catalogues (shipped in the package): the page shows the server's names in its language."""
+_EXACT_KEYS = ("seat.you", "chat.spectator", "lobby.soloName", "seat.badge.free")
+"""Page texts that stand for a whole name: "You" ("Du", "Vous"...), the spectator, a solo game, a free seat."""
+_NUMBERED_KEYS = ("seat.number", "table.name")
+"""Page texts with a number in them: "Seat {seat}" ("Platz {seat}", "Place {seat}"...), "Table {id}"."""
+_NAMED_KEYS = ("seat.bot", "seat.leftToBot", "seat.mine", "profile.botTitle", "lobby.botSeat")
+"""Page texts around a name: "{name} bot" ("{name} (Bot)"), "{name} (left; bot)", "{name} (you)", "Bot: {name}"."""
+_BADGE_KEYS = ("seat.badge.account", "seat.badge.bot")
+"""Badges drawn after a seat's name: a name ending in one (``Rita account``) reads as another's badge."""
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _words(text: str) -> str:
+    """The skeleton's letters and digits, one space between words: ``hard (Bot)`` -> ``hard bot``."""
+    return " ".join("".join(ch if unicodedata.category(ch)[0] in "LMN" else " " for ch in skeleton(text)).split())
+
+
+def _compact(text: str) -> str:
+    """The skeleton's letters and digits only: ``Seat #2``, ``seat2`` and ``hard-bot`` read as ``seat2``..."""
+    return _words(text).replace(" ", "")
+
+
+_BRACKETS = str.maketrans("[{<", "(((", "]}>")
+
+
+def _marked(text: str) -> str:
+    """Letters, digits, brackets and colons only: ``Ann (gegangen; Bot)`` -> ``ann(gegangenbot)``.
+
+    Keeps what tells a name's addition apart from the name: ``Anh Tu`` is a name, ``Anh (tu)`` the page's
+    way of saying the seat is the reader's own.
+    """
+    return "".join(
+        ch for ch in skeleton(text).translate(_BRACKETS) if unicodedata.category(ch)[0] in "LMN" or ch in "():"
+    )
+
+
+def page_texts() -> dict[str, list[str]]:
+    """The page's texts for the server's names in every language it speaks (key -> the texts, English first)."""
+    texts: dict[str, list[str]] = {}
+    for path in sorted(CATALOGUES.glob("*.json"), key=lambda p: (p.stem != "en", p.stem)):
+        catalogue = json.loads(path.read_text(encoding="utf-8"))
+        for key in (*_EXACT_KEYS, *_NUMBERED_KEYS, *_NAMED_KEYS, *_BADGE_KEYS):
+            value = catalogue.get(key)
+            if isinstance(value, str) and value not in texts.setdefault(key, []):
+                texts[key].append(value)
+    return texts
 
 
 @functools.cache
-def _reserved() -> tuple[frozenset[str], tuple[re.Pattern[str], ...]]:
-    """The server's names (every form of :mod:`forsale.server.seats`, the chat's spectator, a deleted account),
-    as skeletons and as patterns over skeletons; built once, at the first name checked (bots register late)."""
+def _reserved() -> tuple[
+    frozenset[str], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]
+]:
+    """The server's names: every form of :mod:`forsale.server.seats`, the chat's spectator, a deleted account,
+    and the page's forms of them in every language (its catalogues). Returned as compact keys of whole names,
+    and patterns over :func:`_compact` (numbered forms), :func:`_words` and :func:`_marked` (forms around a
+    name); built once, at the first name checked (bots register late)."""
     from ..bots.registry import agent_names
     from .chat import SPECTATOR
     from .profiles import DELETED_NAME
     from .seats import SOLO_NAME, bot_name, joined_name, left_name, open_seat_name, table_name
 
-    exact = {SOLO_NAME, SPECTATOR, DELETED_NAME, "You", "bot", "robot"}  # "You": a creator's seat nobody named
+    texts = page_texts()
+    exact = {
+        SOLO_NAME,
+        SPECTATOR,
+        DELETED_NAME,
+        "You",
+        "bot",
+        "robot",
+        *(t for k in _EXACT_KEYS for t in texts.get(k, [])),
+    }
     for name in agent_names():
         exact.update((name, bot_name(name), f"{name} (robot)"))
-    number = skeleton(str(_NUMBER))
-    patterns = []
-    for form in (open_seat_name(_NUMBER - 1), joined_name(_NUMBER - 1), table_name(_NUMBER)):
-        parts = skeleton(form).split(number)
-        patterns.append(re.compile(_DIGITS.join(re.escape(p) for p in parts)))
-    # Any name a bot's seat or a left player's seat has: "... bot", "... (left; bot)", "... (robot)".
-    for form in (bot_name(str(_NUMBER)), left_name(str(_NUMBER)), f"{_NUMBER} (robot)"):
-        suffix = skeleton(form).split(number)[1]
-        patterns.append(re.compile(f".*{re.escape(suffix)}"))
-    return frozenset(skeleton(name) for name in exact), tuple(patterns)
+    numbered = [open_seat_name(_NUMBER - 1), joined_name(_NUMBER - 1), table_name(_NUMBER)]
+    numbered += [_PLACEHOLDER.sub(str(_NUMBER), t) for k in _NUMBERED_KEYS for t in texts.get(k, [])]
+    number = _compact(str(_NUMBER))
+    compact = []
+    for form in numbered:
+        parts = _compact(form).split(number)
+        compact.append(re.compile(_DIGITS.join(re.escape(p) for p in parts)))
+    # Forms around a name: "... bot", "... (left; bot)", "... (robot)", "{name} (Bot)", "Bot: {name}"...
+    named = [bot_name("{name}"), left_name("{name}"), "{name} (robot)"]
+    named += [t for k in _NAMED_KEYS for t in texts.get(k, [])]
+    named += [f"{{name}} {t}" for k in _BADGE_KEYS for t in texts.get(k, [])]
+    named += [f"{{name}} ({t})" for k in _BADGE_KEYS for t in texts.get(k, [])]
+    words, marked = [], []
+    for form in named:
+        before, _, after = form.partition("{name}")
+        if all(ch.isalnum() or ch.isspace() for ch in before + after):  # plain words: "{name} bot"
+            head, tail = _words(before), _words(after)
+            words.append(
+                re.compile((f"{re.escape(head)} " if head else "") + ".+" + (f" {re.escape(tail)}" if tail else ""))
+            )
+        else:  # brackets or a colon tell it apart from a name: "{name} (you)" refuses "Ann (tu)", not "Anh Tu"
+            marked.append(re.compile(re.escape(_marked(before)) + ".+" + re.escape(_marked(after))))
+    return frozenset(_compact(name) for name in exact), tuple(compact), tuple(words), tuple(marked)
 
 
 def reserved(text: str) -> bool:
-    """Whether ``text`` reads as one of the names the server gives (``Seat 2``, ``hard bot``, ``Spectator``...)."""
-    exact, patterns = _reserved()
-    key = skeleton(text)
-    return key in exact or any(p.fullmatch(key) for p in patterns)
+    """Whether ``text`` reads as one of the names the server gives or the page shows (``Seat 2``, ``Platz 2``,
+    ``hard bot``, ``hard (Bot)``, ``Spectator``, ``Zuschauer``, ``Vous``...), in any language of the page."""
+    exact, compact, words, marked = _reserved()
+    key = _compact(text)
+    if key in exact or any(p.fullmatch(key) for p in compact):
+        return True
+    spaced, kept = _words(text), _marked(text)
+    return any(p.fullmatch(spaced) for p in words) or any(p.fullmatch(kept) for p in marked)
 
+
+UNSHOWN_CATEGORIES = frozenset({"Cn", "Cs", "Co"})
+"""Unassigned code points (``Paul\u0378``: a font draws nothing, or a box, and a later Unicode may make it a
+letter), lone surrogates and private use: nothing anybody reads the same way. Refused in the names people go
+by as ``bad_name`` (the schema's pattern leaves them to this check: unassigned code points change with each
+Unicode version, the pattern must not)."""
 
 MAX_MARKS = 3
 """Combining marks in a row on one letter: Vietnamese stacks two, no script needs more than three; more is
@@ -263,6 +366,8 @@ def marks_problem(text: str) -> str | None:
 
 def person_name_problem(text: str) -> str | None:
     """Why ``text`` cannot be the name a person goes by (mixed scripts, stacked accents, the server's), or None."""
+    if any(unicodedata.category(ch) in UNSHOWN_CATEGORIES for ch in text):
+        return "a name holds only characters Unicode gives a meaning (no unassigned, surrogate or private ones)"
     problem = script_problem(text) or marks_problem(text)
     if problem is not None:
         return problem
