@@ -159,3 +159,17 @@ def test_another_accounts_session_cannot_answer_for_a_seat(client: TestClient) -
     stolen = client.post(f"/api/tables/{table_id}/rematch", json={"token": token0}, headers=SAME)
     assert stolen.status_code == 403 and code_of(stolen) == "not_your_seat"
     assert client.get(f"/api/tables/{table_id}/rematch", params={"token": token0}).status_code == 403
+
+
+def test_a_rematch_counts_against_its_creators_games(db_url: str) -> None:
+    """A rematch was made with no owner: it escaped the per-client limits (here one game under way)."""
+    with TestClient(create_app(db_url, static_dir="/nonexistent", games_per_client=1)) as client:
+        table_id, token0, token1, _ = finished_pair(client)
+        busy, _, _, _ = two_seat_table(client)  # the one game its creator may have under way
+        assert client.post(f"/api/tables/{table_id}/rematch", json={"token": token0}, headers=SAME).status_code == 200
+        refused = client.post(f"/api/tables/{table_id}/rematch", json={"token": token1}, headers=SAME)
+        assert refused.status_code == 429 and code_of(refused) == "too_many_games", refused.text
+        assert client.get(f"/api/tables/{table_id}/rematch", params={"token": token0}).json()["rematch"]["status"] == (
+            "offered"
+        )
+        assert client.get(f"/api/tables/{busy}").json()["table"]["status"] == "playing"

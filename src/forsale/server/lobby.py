@@ -283,6 +283,8 @@ class Lobby:
             self.shares.created(game.id, ok=False)
             raise
         self.shares.created(game.id, ok=True)
+        if owner is not None:
+            table.owner = owner  # kept after the game, for a rematch (forsale.server.rematch)
         self.start_expiry()
         out: dict[str, Any] = {"table": table.info(), "creator_token": creator_token}
         if seat_token is not None:

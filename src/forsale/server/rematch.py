@@ -150,8 +150,12 @@ def _expire(table: LiveTable, offer: Offer) -> None:
 
 async def _start(table: LiveTable, offer: Offer) -> None:
     """Make the new table: the same settings, a new deal, every seat moved one on (see the module docstring)."""
-    _stop_timer(offer)
     n = len(table.seats)
+    # The new game is the old one's owner's, and meets the owner's limits (forsale.server.fairshare): a
+    # rematch is a way to a new game like any other. Refused (429), the offer stays open (and may expire).
+    game_id, shares = secrets.token_urlsafe(6), table.lobby.shares
+    shares.claim(table.lobby.tables, table.owner, game_id, False, sum(s.kind != "human" for s in table.seats), n)
+    _stop_timer(offer)
     new_seats: list[StoredSeat | None] = [None] * n
     for seat in table.seats:
         index = (seat.index + 1) % n
@@ -166,7 +170,7 @@ async def _start(table: LiveTable, offer: Offer) -> None:
     rules = table.state.rules
     deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
     game = StoredGame(
-        id=secrets.token_urlsafe(6),
+        id=game_id,
         name=table.name,
         status="playing",
         players=n,
@@ -179,5 +183,11 @@ async def _start(table: LiveTable, offer: Offer) -> None:
         seats=[s for s in new_seats if s is not None],
         invite_hash=table.invite_hash,
     )
-    await table.lobby.add(game)
+    try:
+        new = await table.lobby.add(game)
+    except BaseException:
+        shares.created(game.id, ok=False)
+        raise
+    shares.created(game.id, ok=True)
+    new.owner = table.owner
     offer.status, offer.table = "started", game.id

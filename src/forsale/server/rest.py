@@ -74,7 +74,7 @@ ERROR_STATUSES = {
     413: "a body over 64 KiB",
     415: "a body sent without Content-Type: application/json",
     429: "too many requests from this address, too many wrong passwords (see Retry-After), or too many tables "
-    "waiting, of bots only or with bots under way for one client (too_many_tables, too_many_bot_tables, too_many_games)",
+    "waiting, of bots only or under way for one client (too_many_tables, too_many_bot_tables, too_many_games)",
 }
 BODY_MODELS: list[type[BaseModel]] = []
 """Every model an endpoint reads with :func:`body_of`, in the order :func:`body` saw them (for the OpenAPI schema)."""

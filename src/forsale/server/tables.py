@@ -107,6 +107,7 @@ class LiveTable:
         self.chat = ChatLog(self)
         self.rematch: Offer | None = None  # after the game (forsale.server.rematch)
         self.fence = lobby.fence_of(self.id)  # on a cluster, the lease every write of this table needs
+        self.owner = f"table:{self.id}"  # the client it counts against (forsale.server.fairshare; set by its maker)
         now = time.monotonic()
         for seat in self.seats:
             if seat.kind == "human":
