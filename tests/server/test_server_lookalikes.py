@@ -16,6 +16,7 @@ The rules are :mod:`forsale.server.names`; the rated-table case is issue 36's ``
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -248,3 +249,20 @@ def test_an_old_databases_accounts_get_their_skeletons_so_no_new_account_reads_a
         assert (answer.status_code, answer.json()["error"]["code"]) == (409, "name_taken")
         guest = client.post("/api/tables", json={"players": 3, "join": True, "player_name": "ACE"})
         assert (guest.status_code, guest.json()["error"]["code"]) == (400, "bad_name")
+
+
+def test_look_alikes_signing_up_at_once_get_one_account(server: Any) -> None:
+    """The check for a look-alike and the new account are one transaction: of ``Raoul``, ``RaouI``, ``Ra0ul``
+    and ``RAOUL`` signing up together (their password hashing in between), exactly one gets the name."""
+
+    async def at_once() -> list[int]:
+        async with httpx.AsyncClient(base_url=server.base, timeout=60) as http:
+            answers = await asyncio.gather(
+                *(
+                    http.post("/api/signup", json={"name": n, "password": PASSWORD})
+                    for n in ("Raoul", "RaouI", "Ra0ul", "RAOUL")
+                )
+            )
+        return [a.status_code for a in answers]
+
+    assert sorted(at_once_codes := asyncio.run(at_once())) == [201, 409, 409, 409], at_once_codes

@@ -29,7 +29,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy import Connection, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
 from starlette.requests import Request
 
@@ -234,9 +234,13 @@ class Accounts:
         account_id = secrets.token_urlsafe(12)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         try:
-            await self.storage.run(_op_create(account_id, name, name_key(name), password_hash, skeleton(name)))
+            created = await self.storage.run(
+                _op_create(account_id, name, name_key(name), password_hash, skeleton(name))
+            )
         except IntegrityError:  # taken in the meantime
             raise taken from None
+        if not created:  # a look-alike was taken in the meantime (the skeleton has no unique index)
+            raise taken
         self.sign_ups.failed(address)  # counted once made: refused names cost nothing
         return Account(id=account_id, name=name)
 
@@ -395,14 +399,27 @@ async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
 
 
 # -- storage operations ----------------------------------------------------------------
-def _op_create(account_id: str, name: str, key: str, password_hash: str, skel: str) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
+NAMES_LOCK = 0x666F7273616C6E  # "forsaln": the PostgreSQL advisory lock that serialises new accounts' names
+"""Two sign-ups of look-alikes (``Paul``, ``PauI``) at once must not both pass the check: one node's writer thread
+runs one storage call at a time, and on PostgreSQL (a cluster's nodes) each creation takes this lock first."""
+
+
+def _op_create(account_id: str, name: str, key: str, password_hash: str, skel: str) -> Callable[[Connection], bool]:
+    """Create the account unless its name, or a look-alike, is taken (False then): checked and inserted in one
+    transaction, since a skeleton cannot have a unique index (an old database may hold two that collide)."""
+
+    def fn(conn: Connection) -> bool:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": NAMES_LOCK})
+        if _op_taken(key, skel)(conn):
+            return False
         conn.execute(
             insert(accounts).values(
                 id=account_id, name=name, name_key=key, password_hash=password_hash, created_at=time.time(),
                 name_skeleton=skel,
             )
         )  # fmt: skip
+        return True
 
     return fn
 
