@@ -149,6 +149,21 @@ def test_hints_are_rate_limited_per_seat_and_only_for_a_seat_with_a_decision(cli
     assert int(again.headers["retry-after"]) >= 1
     stranger = client.post(f"/api/tables/{table_id}/hint", json={"token": "y" * 43})
     assert stranger.status_code == 403 and stranger.json()["error"]["code"] == "bad_token"
+    # A seat's last hint is forgotten once its cooldown is over (the entries were never pruned before).
+    last = client.app.state.last_hints
+    last[("a table long gone", 0)] = time.monotonic() - 10
+    assert client.post(f"/api/tables/{table_id}/hint", json={"token": token}).status_code == 429
+    assert list(last) == [(table_id, 0)]
+
+
+def test_a_finished_analysis_is_not_kept_in_memory(tmp_path: Path) -> None:
+    """One running-analysis entry per game ever analysed stayed in memory: it goes once the analysis is done."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'a.sqlite3'}", grace=0.02, analysis_budget=BUDGET)) as client:
+        solo = client.post("/api/solo", json={"players": 3, "bot": "random"}).json()
+        table_id = solo["table"]["id"]
+        until(lambda: client.get(f"/api/tables/{table_id}").json()["result"])
+        until(lambda: client.get(f"/api/tables/{table_id}/analysis").status_code == 200)
+        until(lambda: client.app.state.analyses_running == {}, timeout=10)
 
 
 def test_a_hint_that_overruns_is_a_503_and_the_table_plays_on(client, monkeypatch, caplog):

@@ -119,11 +119,18 @@ def _start(request: Request, table: Any, owner: str) -> None:
     task = running.get(table.id)
     if task is not None and not task.done():
         return
-    if task is not None and not task.cancelled() and task.exception() is not None:
-        log.error("analysis of table %s failed: %s; trying again", table.id, task.exception())
     task = asyncio.get_running_loop().create_task(_compute(table, analysis_budget(request), owner))
     running[table.id] = task
-    task.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved: no "never retrieved"
+
+    def finished(done: asyncio.Task[None]) -> None:
+        """Forget the task once it is over (one entry per game analysed would stay forever); a failure is logged
+        (and so retrieved), and the next request for the analysis tries again."""
+        if running.get(table.id) is done:
+            del running[table.id]
+        if not done.cancelled() and done.exception() is not None:
+            log.error("analysis of table %s failed: %s; the next request tries again", table.id, done.exception())
+
+    task.add_done_callback(finished)
 
 
 async def _viewer(request: Request, table: Any, token: str | None) -> tuple[int | None, str]:
@@ -223,6 +230,8 @@ async def hint(request: Request, table_id: str) -> dict[str, Any]:
         raise Refused("not_your_turn", "there is nothing for you to decide now", 409)
     last = _last_hints(request)
     now = time.monotonic()
+    for key in [key for key, when in last.items() if now - when >= HINT_COOLDOWN]:
+        del last[key]  # past its cooldown it tells nothing: one entry per seat that ever asked would stay forever
     wait = HINT_COOLDOWN - (now - last.get((table.id, seat), -HINT_COOLDOWN))
     if wait > 0:
         seconds = max(1, round(wait))
