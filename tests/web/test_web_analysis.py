@@ -60,7 +60,8 @@ def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new
     first = expected.costliest(0, 5)
     if first:  # the words name the better move and the gain
         text = page.locator("#mistakes li").first.inner_text()
-        assert f"+{round(first[0].loss * 100)} points" in text
+        gain = round(first[0].loss * 100)
+        assert f"+{gain} point{'' if gain == 1 else 's'}" in text  # "+1 point", "+2 points"
     else:
         assert page.locator("#mistakes-none").is_visible()
     shoot(page, "analysis-end")

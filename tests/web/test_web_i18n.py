@@ -99,7 +99,39 @@ def test_every_key_the_page_uses_is_in_the_catalogue():
     assert sorted(used - set(catalogue("en"))) == []
 
 
+@pytest.mark.parametrize("code", ["fr", "it"])
+def test_french_and_italian_write_one_apostrophe_and_french_spaces_its_punctuation(code):
+    """One apostrophe (’), never a mix with ', and in French a narrow no-break space before ; : ! ? (never a
+    breaking space, which lets the sign start a line, and not sometimes one space, sometimes another)."""
+    for key, value in catalogue(code).items():
+        for text in texts(value):
+            assert "'" not in text, f"{code} {key}: {text!r}"
+            if code == "fr":
+                assert not re.search(r"[ \u00a0][;:!?]", text), f"{code} {key}: {text!r}"
+
+
 # -- in the browser ------------------------------------------------------------------------
+
+
+# Money and points in each language, from the page's own modules (the ones the table uses).
+_FORMATS = """async (code) => {
+  const i18n = await import('/js/i18n.js');
+  await i18n.setLanguage(code);
+  return {one: i18n.money(1), many: i18n.money(77), point: i18n.t('analysis.points', {count: 1}),
+          points: i18n.t('analysis.points', {count: 2})};
+}"""
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_money_has_one_grouping_and_one_point_is_singular(code, new_page):
+    page = new_page()
+    page.goto("/")
+    got = page.evaluate(_FORMATS, code)
+    one, many = (re.sub(r"[\u00a0\u202f]", " ", got[x]) for x in ("one", "many"))
+    # "1000 $" above "77.000 $" in one score column: the thousands are grouped alike at every size.
+    assert one.replace("1", "77", 1) == many, got
+    assert got["point"] == catalogue(code)["analysis.points"]["one"].replace("{count}", "1"), got
+    assert got["points"].startswith("+2 ") and got["points"] != got["point"].replace("1", "2"), got
 
 
 def english_fragments(code: str) -> list[str]:
@@ -166,7 +198,7 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     # The names the server gives (the table's, the bots') are said in the page's language too (the page
     # sends none: the table is "Solo game" on the server, and each page says it in its own language).
     expect(page.locator("#info")).to_contain_text(catalogue(code)["lobby.soloName"])
-    bot = catalogue(code)["seat.bot"].replace("{name}", "random")
+    bot = catalogue(code)["seat.bot"].replace("{name}", catalogue(code)["seat.botLevel.random"])
     assert page.locator(".seat .name .nm").all_inner_texts() == ["Zoë", *(f"{bot} {s}" for s in range(2, 7))]
     shoot(page, f"table-{code}")
 
@@ -249,7 +281,16 @@ def test_switching_at_the_table_redraws_it_in_place(new_page, player):
     expect(page.locator("#prompt")).to_have_text(catalogue("it")["prompt.auction"])
     expect(page.locator("#conn")).to_have_text(catalogue("it")["conn.open"])
     assert page.evaluate("() => window.notReloaded === true")
-    assert me.play_turn() == "auction"  # the redrawn table still plays
+    # The chat panel outlives the table's redraws: it follows the switch too, and so do the bots' levels.
+    italian = catalogue("it")
+    expect(page.locator("#chat-title")).to_have_text(italian["chat.title"])
+    expect(page.locator("label[for=chat-input]")).to_have_text(italian["chat.label"])
+    expect(page.locator("#chat-send")).to_have_text(italian["chat.send"])
+    expect(page.locator("#chat-log li.empty")).to_have_text(italian["chat.empty"])
+    bot = italian["seat.bot"].replace("{name}", italian["seat.botLevel.random"])
+    assert page.locator(".seat .name .nm").all_inner_texts()[1:] == [f"{bot} 2", f"{bot} 3"]
+    assert me.play_turn() == "auction"  # the redrawn table still plays (a +1 bid: the Player's first move)
+    expect(page.locator(".log li.bid", has_text=re.compile("^Hai puntato"))).to_have_count(1)
 
 
 def test_the_browsers_language_picks_the_page_language(new_page):
@@ -291,7 +332,7 @@ def test_a_table_for_friends_shows_no_english(code, new_page):
     # A table left unnamed ("Table of 3" on the server), the free seat and the bot are said in the page's language.
     expect(ann.locator("#info")).to_contain_text(catalogue(code)["lobby.tableOf"].replace("{count}", "3"))
     seat = catalogue(code)["seat.number"].replace("{seat}", "2")
-    bot = catalogue(code)["seat.bot"].replace("{name}", "random")
+    bot = catalogue(code)["seat.bot"].replace("{name}", catalogue(code)["seat.botLevel.random"])
     expect(ann.locator(".seat[data-seat='1'] .name .nm")).to_have_text(seat)
     expect(ann.locator(".seat[data-seat='2'] .name .nm")).to_have_text(bot)
 

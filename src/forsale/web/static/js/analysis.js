@@ -114,7 +114,7 @@ export function mistakesList(costliest) {
           chance: percent(d.chosen_chance),
           better: actionText(d.best),
           betterChance: percent(d.best_chance),
-          gain: Math.round(d.loss * 100),
+          gain: t("analysis.points", { count: Math.round(d.loss * 100) }), // "+1 point", "+2 points": plural-aware
         }),
       ),
     ),

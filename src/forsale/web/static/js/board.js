@@ -207,7 +207,7 @@ function lastTakeText(scene) {
       const params = { name: seatName(scene, x.seat), house: x.house, paid: k(x.paid) };
       return x.paid ? t(you ? "felt.took.youFor" : "felt.took.otherFor", params) : t(you ? "felt.took.you" : "felt.took.other", params);
     })
-    .join("; ");
+    .join(t("list.semicolon")); // French puts a narrow no-break space before ";"
 }
 
 /** The results of a finished game: a table of scores and the tie-break in words. */

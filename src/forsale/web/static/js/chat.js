@@ -39,6 +39,8 @@ export function chatPanel({ send, me, canWrite }) {
   const input = h("input", { type: "text", id: "chat-input", maxlength: CHAT_MAX, autocomplete: "off" });
   const sendBtn = h("button.btn", { type: "submit", id: "chat-send" }, t("chat.send"));
   const readOnly = h("p.hint", { id: "chat-readonly", hidden: true }, t("chat.readOnly"));
+  const label = h("label", { for: "chat-input" }, t("chat.label"));
+  const title = h("h2", { id: "chat-title" }, t("chat.title"));
   const form = h(
     "form.chat-form",
     {
@@ -50,11 +52,11 @@ export function chatPanel({ send, me, canWrite }) {
         input.value = "";
       },
     },
-    h("label", { for: "chat-input" }, t("chat.label")),
+    label,
     input,
     sendBtn,
   );
-  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, h("h2", { id: "chat-title" }, t("chat.title")), live, mutedLine, readOnly, form);
+  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, title, live, mutedLine, readOnly, form);
 
   function toggleMute(name) {
     if (muted.has(name)) muted.delete(name);
@@ -76,6 +78,11 @@ export function chatPanel({ send, me, canWrite }) {
   }
 
   function draw() {
+    // The panel outlives the table's redraws, so its own words follow a language switch here.
+    title.textContent = t("chat.title");
+    label.textContent = t("chat.label");
+    sendBtn.textContent = t("chat.send");
+    readOnly.textContent = t("chat.readOnly");
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
     const shown = [...messages.values()].sort((a, b) => a.n - b.n).filter((m) => !muted.has(m.name || t("chat.spectator")));
     log.replaceChildren(...(shown.length ? shown.map(line) : [h("li.empty", null, t("chat.empty"))]));

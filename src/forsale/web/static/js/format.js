@@ -1,6 +1,6 @@
 // Money and small words, the same everywhere on the page, in the page's language (i18n.js).
 // Money is an integer count of coins in all data; 1 coin = $1,000 (docs/rules.md).
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 export { money } from "./i18n.js";
 
@@ -49,7 +49,8 @@ export function shownName(name, index, { bot = null, open = false } = {}) {
   if (open || !name) return t("seat.number", { seat: index + 1 });
   if (!bot) return name;
   const base = bot.split(":")[0];
-  if (name === base + BOT) return t("seat.bot", { name: base });
+  // The level in the page's words too ("moyen (robot)", not "medium (robot)"); an unknown bot keeps its spec.
+  if (name === base + BOT) return t("seat.bot", { name: has(`seat.botLevel.${base}`) ? t(`seat.botLevel.${base}`) : base });
   return name.endsWith(LEFT) ? t("seat.leftToBot", { name: name.slice(0, -LEFT.length) }) : name;
 }
 

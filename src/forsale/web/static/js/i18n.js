@@ -43,7 +43,8 @@ export async function setLanguage(wanted, { remember = false } = {}) {
   const locale = LOCALES[code];
   plurals = new Intl.PluralRules(locale);
   numbers = new Intl.NumberFormat(locale);
-  currency = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", currencyDisplay: "narrowSymbol", maximumFractionDigits: 0 });
+  // Grouping always: some locales leave four digits ungrouped ("1000 $" above "77.000 $" in one column).
+  currency = new Intl.NumberFormat(locale, { style: "currency", currency: "USD", currencyDisplay: "narrowSymbol", maximumFractionDigits: 0, useGrouping: "always" });
   document.documentElement.lang = code;
   if (remember) {
     try {

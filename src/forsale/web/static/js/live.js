@@ -779,7 +779,7 @@ export function showTable(ctx, tableId, opts = {}) {
 
   draw();
   // The page's language changed: the same table, redrawn in the new words.
-  const relabel = () => draw();
+  const relabel = () => (chat.refresh(), draw());
   document.addEventListener("forsale:language", relabel);
   start();
   return () => {

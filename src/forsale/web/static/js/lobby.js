@@ -52,7 +52,8 @@ function clockFields(value) {
 
 /** A bot in the list: its name, and what it is in words when the catalogue knows it (or in English, the server's words). */
 function botLabel(name, described) {
-  if (has(`bot.${name}`)) return t("bot.described", { name, what: t(`bot.${name}`) });
+  // A level the table names in the page's words ("moyen (robot)") is named so here too.
+  if (has(`bot.${name}`)) return t("bot.described", { name: has(`seat.botLevel.${name}`) ? t(`seat.botLevel.${name}`) : name, what: t(`bot.${name}`) });
   return described[name] && language() === "en" ? t("bot.described", { name, what: described[name] }) : name;
 }
 
@@ -157,7 +158,7 @@ export function showLobby(ctx) {
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
-  let botOptions = [["random", "random"]];
+  let botOptions = [["random", t("seat.botLevel.random")]];
   const drawSeats = () => {
     const n = Number(fPlayers.value);
     const rows = [];
@@ -362,7 +363,7 @@ export function showLobby(ctx) {
       const rest = names.filter((n) => !order.includes(n));
       const list = [...order, ...rest].map((n) => [n, label(n)]);
       if (!list.length) return;
-      botOptions = list.map(([v]) => [v, v]);
+      botOptions = list.map(([v]) => [v, has(`seat.botLevel.${v}`) ? t(`seat.botLevel.${v}`) : v]); // "Bot : moyen"
       const want = strengthPicked ? strength.value : prefs.bot || res.default || list[0][0];
       strength.replaceChildren(...list.map(([v, l]) => h("option", { value: v, selected: v === want }, l)));
       drawSeats();

@@ -8,7 +8,7 @@ import { analysisPanel } from "./analysis.js";
 import { api, seats } from "./api.js";
 import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
 import { distinctNames, h, shownName } from "./format.js";
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
 import { presetName } from "./rulesform.js";
 import { describe } from "./story.js";
@@ -40,7 +40,8 @@ export function showReplay(ctx, id) {
     const total = setup.moves.length;
     const bots = record.bots || {};
     const names = distinctNames(setup.names.map((name, s) => shownName(name, s, { bot: bots[String(s)] })));
-    const badges = names.map((_, s) => (bots[String(s)] ? t("replay.botBadge", { name: bots[String(s)] }) : ""));
+    const level = (spec) => (has(`seat.botLevel.${spec}`) ? t(`seat.botLevel.${spec}`) : spec); // in the page's words
+    const badges = names.map((_, s) => (bots[String(s)] ? t("replay.botBadge", { name: level(bots[String(s)]) }) : ""));
     let step = total;
     let lastShown = -1;
 
