@@ -58,7 +58,16 @@ T = TypeVar("T")
 
 CHANNEL = "forsale"
 WATCH_EVERY = 0.25  # seconds between two looks at the other nodes' liveness locks
-WATCH_GRACE = 0.5  # seconds an owner's lock must stay missing before its leases are ended
+WATCH_GRACE = 1.0
+"""Seconds an owner's lock, and its heartbeat, must stay still before its leases are ended.
+
+A node whose notice connection breaks reconnects at once (tens of
+milliseconds) and, until it holds its lock again, beats every
+:data:`WATCH_EVERY`; so a live node's heartbeat is never older than a
+quarter second plus a round trip while its lock is missing, and one second
+leaves four beats of margin. A dead node's tables still move well within the
+2 s target (a look within 0.25 s, this grace, then the sweep and the rebuild).
+"""
 WATCH_SETTLE = 3.0  # seconds after (re)connecting before this node judges others (they reconnect too)
 NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_NOTICE = 7900  # PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more
@@ -142,6 +151,8 @@ class ClusterLobby(Lobby):
         self._tasks: list[asyncio.Task[Any]] = []
         self._chores: set[asyncio.Task[Any]] = set()
         self._listening = asyncio.Event()
+        self._locked = False  # whether the notice connection holds this node's liveness lock
+        self._relisten = asyncio.Event()  # set: the notice connection is dead though it has not said so
         self._live_since = math.inf  # when this node last took its liveness lock (monotonic)
         self._last_renewed = time.monotonic()
         self._live_nodes: list[dict[str, Any]] = []
@@ -364,29 +375,87 @@ class ClusterLobby(Lobby):
         log.info("cluster node %s stopped: %d tables released", self.node, len(tables))
 
     async def _listen(self) -> None:
-        """Receive the other nodes' notices (reconnecting, and asking for the lobby again, after a break)."""
+        """Receive the other nodes' notices, holding this node's liveness lock; reconnect at once after a break.
+
+        The other nodes end this node's leases once its lock and its heartbeat
+        stayed missing for :data:`WATCH_GRACE`, so a break (an idle timeout, a
+        firewall, a terminated backend) is mended without waiting, and while
+        the lock is not held :meth:`_watch` keeps the heartbeat moving. After
+        the reconnection the node asks for the lobby again (``hello``).
+        """
         import psycopg  # the server extra's PostgreSQL driver (a cluster runs on PostgreSQL only)
 
+        failures = 0
         while True:
+            conn = None
             try:
-                async with await psycopg.AsyncConnection.connect(self.listen_url, autocommit=True) as conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    await conn.execute(leases.liveness_lock(self.owner))  # held while this connection lives
-                    self._live_since = time.monotonic()
-                    self._listening.set()
-                    await self._notify({"t": "hello", "node": self.node})
-                    async for notice in conn.notifies():
-                        with contextlib.suppress(ValueError, KeyError, TypeError):
-                            self._on_notice(json.loads(notice.payload))
+                conn = await psycopg.AsyncConnection.connect(
+                    self.listen_url, autocommit=True, application_name=f"forsale-notice {self.node}"[:63]
+                )
+                await conn.execute(f"LISTEN {CHANNEL}")
+                await self._take_liveness(conn)
+                failures = 0
+                self._relisten.clear()
+                self._live_since = time.monotonic()
+                self._listening.set()
+                await self._notify({"t": "hello", "node": self.node})
+                reader = asyncio.create_task(self._read_notices(conn))
+                dead = asyncio.create_task(self._relisten.wait())
+                try:
+                    await asyncio.wait({reader, dead}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    dead.cancel()
+                    reader.cancel()
+                    await asyncio.wait({reader, dead})
+                broke = None if reader.cancelled() else reader.exception()
+                if isinstance(broke, Exception):
+                    raise broke
+                raise ConnectionError("its liveness lock is no longer held (the connection broke unnoticed)")
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 self._listening.clear()
+                self._locked = False
+                failures += 1
                 if isinstance(error, Unavailable) or is_outage(error):
                     self.storage.outage.failed(error)  # one line per outage, not one a second
-                else:
-                    log.warning("cluster node %s: the notice connection failed (%s); again in 1 s", self.node, error)
-                await asyncio.sleep(1.0)
+                elif failures == 1:
+                    log.warning("cluster node %s: the notice connection broke (%s); reconnecting", self.node, error)
+                await asyncio.sleep(0 if failures == 1 else min(1.0, 0.1 * failures))
+            finally:
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+
+    async def _take_liveness(self, conn: Any) -> None:
+        """Take this node's liveness lock on the notice connection, waiting (and logging once) while it is held.
+
+        Only a session of this node's own can hold it: an earlier notice
+        connection whose break the server has not noticed yet. That session is
+        ended (:func:`forsale.server.leases.stale_holder`) and the lock taken again.
+        """
+        logged = False
+        while True:
+            row = await (await conn.execute(leases.liveness_lock(self.owner))).fetchone()
+            if row is not None and row[0]:
+                self._locked = True
+                if logged:
+                    log.info("cluster node %s: holds its liveness lock again", self.node)
+                return
+            if not logged:
+                log.warning(
+                    "cluster node %s: its liveness lock is still held by a broken connection; ending it", self.node
+                )
+                logged = True
+            with contextlib.suppress(Exception):
+                await conn.execute(leases.stale_holder(self.owner))
+            await asyncio.sleep(0.1)
+
+    async def _read_notices(self, conn: Any) -> None:
+        async for notice in conn.notifies():
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                self._on_notice(json.loads(notice.payload))
+        raise ConnectionError("the notice connection closed")
 
     def _on_notice(self, notice: dict[str, Any]) -> None:
         kind, node = notice["t"], notice.get("node")
@@ -455,7 +524,8 @@ class ClusterLobby(Lobby):
 
         Only an owner this node has *seen* holding its lock counts (a node of
         an older release holds none and waits for expiry, as before), and only
-        once its lock stayed missing for :data:`WATCH_GRACE`; while this node's
+        once its lock stayed missing, and its heartbeat still, for :data:`WATCH_GRACE`
+        (a live node without its lock beats: :meth:`_check_own_lock`); while this node's
         own notice connection is down, or just back (after a database restart
         every node reconnects), it judges nobody.
         """
@@ -463,19 +533,25 @@ class ClusterLobby(Lobby):
         missing: dict[str, float] = {}
         while True:
             await asyncio.sleep(WATCH_EVERY)
+            with contextlib.suppress(Exception):
+                await self._check_own_lock()
             if self.draining or not self._listening.is_set() or time.monotonic() - self._live_since < WATCH_SETTLE:
                 missing.clear()
                 continue
             try:
                 owners = await self._db(leases.live_owners)
                 now, gone = time.monotonic(), set()
-                for owner, (node, alive) in owners.items():
+                for owner, (node, alive, age) in owners.items():
                     if owner == self.owner:
                         continue
                     if alive:
                         seen.add(owner)
                         missing.pop(owner, None)
-                    elif owner in seen and now - missing.setdefault(owner, now) >= WATCH_GRACE:
+                    elif (
+                        owner in seen
+                        and now - missing.setdefault(owner, now) >= WATCH_GRACE
+                        and (age is None or age >= WATCH_GRACE)  # a live node beats while it has no lock
+                    ):
                         ended = await self._db(lambda conn, o=owner: leases.expire(conn, o))  # type: ignore[misc]
                         log.info(
                             "cluster node %s: node %s (%s) is gone (its database connection closed): "
@@ -494,6 +570,26 @@ class ClusterLobby(Lobby):
             except Exception as error:
                 log.warning("cluster node %s: watching the other nodes failed: %s", self.node, error)
                 await asyncio.sleep(1.0)
+
+    async def _check_own_lock(self) -> None:
+        """While this node's lock is not held, beat (it is alive); if it is lost unnoticed, reconnect.
+
+        The heartbeat keeps the other nodes from judging this node gone while
+        its notice connection is being mended (:meth:`_watch`'s rule). A
+        notice connection can also break without a word (a half-open TCP
+        connection): then the server has dropped the lock while the node still
+        waits for notices, and only a look at ``pg_locks`` tells.
+        """
+        if self.draining:
+            return
+        if not self._locked:
+            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
+        elif time.monotonic() - self._live_since > 1.0 and not await self._db(
+            lambda conn: leases.holds_liveness(conn, self.owner)
+        ):
+            self._locked = False
+            self._relisten.set()
+            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
 
     async def _sweep(self, gone: set[str] | None = None) -> int:
         """Take this node's share of the orphaned tables (expired leases); returns how many it took.

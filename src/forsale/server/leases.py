@@ -28,12 +28,17 @@ until their leases ran out. So each node also holds a *liveness lock*: a
 session-level advisory lock (:func:`liveness_key` of its incarnation) on its
 ``LISTEN`` connection. PostgreSQL drops it the moment that connection closes,
 which for a dead process is at once (its kernel closes the socket). The
-other nodes watch the locks (:func:`gone`): an owner they saw holding its
-lock that no longer does is gone, and they end its leases now
-(:func:`expire`) instead of waiting for them to run out. This changes only
+other nodes watch the locks (:func:`live_owners`): an owner they saw holding
+its lock, whose lock has been missing for a grace time *and* whose heartbeat
+row has not moved for as long, is gone, and they end its leases now
+(:func:`expire`) instead of waiting for them to run out. A live node whose
+notice connection merely broke (an idle timeout, a firewall, a terminated
+backend) reconnects at once and beats every quarter second until it holds
+its lock again, so it is never judged gone: the lock only speeds up the
+expiry of a dead node, the lease row stays the truth. This changes only
 *when* a lease expires, never the fencing: the owner's writes are checked
 against the lease row in their own transaction, so an owner that is alive
-after all (its connection broke, not its process) cannot write once its
+after all (cut off from the database entirely) cannot write once its
 leases are expired, exactly as if the clock had run them out; a pause
 (``SIGSTOP``) keeps the connection and so waits for the lease time, as before.
 """
@@ -55,6 +60,8 @@ __all__ = [
     "liveness_key",
     "liveness_lock",
     "live_owners",
+    "holds_liveness",
+    "stale_holder",
     "expire",
     "take",
     "renew",
@@ -123,7 +130,19 @@ _LIVE_KEYS = text(
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
     """
 )
-_LEASE_OWNERS = text(f"SELECT DISTINCT owner, node FROM forsale_leases WHERE expires_at > {NOW}")
+_LEASE_OWNERS = text(
+    f"""
+    SELECT DISTINCT l.owner, l.node, {NOW} - n.heartbeat_at
+    FROM forsale_leases l LEFT JOIN forsale_nodes n ON n.name = l.node AND n.owner = l.owner
+    WHERE l.expires_at > {NOW}
+    """
+)
+_STALE_HOLDER = """
+    SELECT pg_terminate_backend(pid) FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = {cls} AND objid = {key} AND objsubid = 2 AND granted
+      AND pid <> pg_backend_pid()
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    """
 _EXPIRE = text(f"UPDATE forsale_leases SET expires_at = 0 WHERE owner = :owner AND expires_at > {NOW}")
 
 
@@ -137,10 +156,36 @@ def liveness_lock(owner: str) -> str:
     return f"SELECT pg_try_advisory_lock({LIVENESS}, {liveness_key(owner)})"
 
 
-def live_owners(conn: Connection) -> dict[str, tuple[str, bool]]:
-    """Every owner of an unexpired lease: ``owner -> (node, whether its liveness lock is held)``."""
+def stale_holder(owner: str) -> str:
+    """The statement that ends the old session still holding ``owner``'s liveness lock, if any.
+
+    A notice connection that broke without a word (a half-open TCP
+    connection: a firewall forgot it, a cable was pulled) leaves its server
+    session, and so the lock, behind until the server's keepalive gives up;
+    the node's new connection cannot take the lock meanwhile. That session is
+    the node's own (the key is its incarnation's), so ending it is safe.
+    """
+    return _STALE_HOLDER.format(cls=LIVENESS, key=liveness_key(owner))
+
+
+def holds_liveness(conn: Connection, owner: str) -> bool:
+    """Whether ``owner``'s liveness lock is held now (seen from another connection)."""
     held = {int(r[0]) for r in conn.execute(_LIVE_KEYS, {"cls": LIVENESS}).all()}
-    return {o: (n, liveness_key(o) in held) for o, n in conn.execute(_LEASE_OWNERS).all()}
+    return liveness_key(owner) in held
+
+
+def live_owners(conn: Connection) -> dict[str, tuple[str, bool, float | None]]:
+    """Every owner of an unexpired lease: ``owner -> (node, whether its liveness lock is held, heartbeat age)``.
+
+    The age (seconds, database clock; None without a heartbeat row) tells a
+    node whose lock is missing but which is alive (it beats while it has no
+    lock: :meth:`forsale.server.cluster.ClusterLobby._watch`) from a dead one.
+    """
+    held = {int(r[0]) for r in conn.execute(_LIVE_KEYS, {"cls": LIVENESS}).all()}
+    return {
+        o: (n, liveness_key(o) in held, None if age is None else float(age))
+        for o, n, age in conn.execute(_LEASE_OWNERS).all()
+    }
 
 
 def expire(conn: Connection, owner: str) -> int:
