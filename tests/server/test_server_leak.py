@@ -46,7 +46,7 @@ INFO_KEYS = {
     "id", "name", "status", "players", "rules", "rules_text", "seats", "open_seats", "time_limit", "grace",
     "memory_aid", "private", "invite_only", "spectator_chat", "spectators", "created_at", "seq", "turn_limit", "rated", "hints",
 }  # fmt: skip
-SEAT_KEYS = {"seat", "kind", "name", "bot", "connected"}
+SEAT_KEYS = {"seat", "kind", "name", "bot", "connected", "account"}
 CLOCK_KEYS = {"time_limit", "turn_limit", "grace", "deadlines", "now"}
 SNAPSHOT_KEYS = {"type", "table", "seq", "status", "seat", "view", "clock", "result"}
 
@@ -107,6 +107,7 @@ def check_info(info: dict[str, Any]) -> None:
     assert set(info) == INFO_KEYS
     for seat in info["seats"]:
         assert set(seat) == SEAT_KEYS
+        assert isinstance(seat["account"], bool)  # whether an account sits there: public, as its name is
 
 
 def check_clock(clock: dict[str, Any], n: int) -> None:
