@@ -205,6 +205,35 @@ def test_a_password_change_ends_the_seat_tokens_a_stolen_session_minted(server: 
                 raise AssertionError("the owner's seat never came to act")
 
 
+def test_a_password_change_ends_the_creator_token_a_stolen_session_got_and_the_owner_gets_a_new_one(
+    server: Any,
+) -> None:
+    with httpx.Client(base_url=server.base) as owner:
+        sign_up(owner)
+        # The thief holds a copy of the owner's session cookie and makes tables as the account with it.
+        with httpx.Client(base_url=server.base, cookies=dict(owner.cookies)) as thief:
+            made = thief.post("/api/tables", json={"players": 3, "join": True, "invite_only": True}).json()
+            table_id, stolen = made["table"]["id"], made["creator_token"]
+            assert thief.post(f"/api/tables/{table_id}/invite", json={"creator_token": stolen}).status_code == 200
+            changed = owner.post("/api/me/password", json={"old_password": PASSWORD, "new_password": "a new one!"})
+            assert changed.status_code == 200, changed.text
+            for path, extra in (("invite", {}), ("settings", {"hints": True})):
+                refused = thief.post(f"/api/tables/{table_id}/{path}", json={"creator_token": stolen, **extra})
+                assert refused.status_code == 403 and refused.json()["error"]["code"] == "bad_token", refused.text
+        # The owner's new session takes the creator's rights back (the page does so with its seat).
+        resumed = owner.post(f"/api/tables/{table_id}/resume", json={})
+        assert resumed.status_code == 200, resumed.text
+        fresh = resumed.json()["creator_token"]
+        assert owner.post(f"/api/tables/{table_id}/invite", json={"creator_token": fresh}).status_code == 200
+        settings = owner.post(f"/api/tables/{table_id}/settings", json={"creator_token": fresh, "hints": True})
+        assert settings.status_code == 200 and settings.json()["table"]["hints"] is True, settings.text
+        # A creator who did not sit down takes the creator's rights back the same way.
+        unseated = owner.post("/api/tables", json={"players": 2, "seats": [None, "random"], "join": False}).json()
+        again = owner.post(f"/api/tables/{unseated['table']['id']}/resume", json={})
+        assert again.status_code == 200 and "token" not in again.json(), again.text
+        assert again.json()["creator_token"] != unseated["creator_token"]
+
+
 def test_signing_out_everywhere_ends_the_seat_tokens_a_stolen_session_minted(server: Any) -> None:
     with httpx.Client(base_url=server.base) as owner, httpx.Client(base_url=server.base) as guest:
         name = sign_up(owner)

@@ -378,10 +378,22 @@ async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
     tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old tokens
     watch from now on; they are returned, for the caller to tell them (``bad_token``) once its own answer, with
     the new session's cookie, is on its way: a page told first would resume with the old cookie, and fail.
+
+    The creator token of each table not over that the account created goes the same way (a thief's copy would keep
+    the creator's rights: new invitation codes, the settings); the account's new session gets a fresh one
+    with ``resume`` (:func:`forsale.server.routes_players.resume`).
     """
     unseated: list[Conn] = []
     for table in list(tables):
-        if table.status == "over" or not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
+        if table.status == "over":
+            continue
+        if table.config.get("creator_account") == account_id:
+            async with table.lock:
+                _, creator_hash = new_token()
+                with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
+                    await table.write(Storage.op_update_game(table.id, creator_hash=creator_hash))
+                table.creator_hash = creator_hash
+        if not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
             continue
         async with table.lock:
             changed = False

@@ -264,6 +264,9 @@ class Lobby:
                 "private": body.private or body.invite_only,  # unlisted (an invitation-only table is too)
                 "spectator_chat": body.spectator_chat,
                 "rated": body.rated,  # forsale.server.ratings
+                # The signed-in creator (never sent out): a password change ends the creator token a stolen
+                # session got, and the account's new session gets a fresh one (forsale.server.accounts).
+                "creator_account": account_id,
             },
             deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
             creator_hash=creator_hash,

@@ -79,7 +79,9 @@ async def leaderboard(
 async def resume(request: Request, table_id: str) -> dict[str, Any]:
     """A fresh token for the signed-in account's seat at this table (from any device).
 
-    The seat's old token stops working: a device still holding it asks again.
+    The seat's old token stops working: a device still holding it asks again. At a table the account
+    created (signed in), the answer carries a fresh ``creator_token`` too, and the old one stops working: a
+    password change ends it (a stolen session's copy), and this is how the owner's new session gets it back.
     """
     accounts = accounts_of(request)
     mark = accounts.revocation_mark()  # before the session is looked up (see Accounts.revocation_mark)
@@ -90,7 +92,15 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
         if accounts.revoked_since(account, mark):  # the password changed meanwhile: this session has ended
             raise Refused("not_signed_in", "the password changed meanwhile: sign in again", 401)
         held = [s for s in table.seats if s.account_id == account["id"] and s.kind == "human"]
+        creator: dict[str, str] = {}
+        if table.config.get("creator_account") == account["id"] and table.status != "over":
+            creator_token, creator_hash = new_token()
+            await table.write(Storage.op_update_game(table.id, creator_hash=creator_hash))  # fenced: owner only
+            table.creator_hash = creator_hash
+            creator = {"creator_token": creator_token}
         if not held:
+            if creator:  # the creator did not sit down: the creator's rights are all there is to take back
+                return {"table": table.info(), **creator}
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
         if len(held) > 1 and table.config.get("rated"):  # seated twice before one seat a person was the rule
             raise Refused("already_seated", ALREADY_SEATED, 409)
@@ -100,7 +110,7 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
         # Sockets opened with the old token (another device, or whoever copied it) stop playing the seat.
         table.unseat_connections(seat.index, error("bad_token", SEAT_MOVED))
         table.snapshots.broadcast_info()
-    return {"table": table.info(), "seat": seat.index, "token": token}
+    return {"table": table.info(), "seat": seat.index, "token": token, **creator}
 
 
 @router.post("/api/me/delete", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(DeleteAccount, True))

@@ -78,10 +78,14 @@ export function showTable(ctx, tableId, opts = {}) {
       if (await account()) {
         const res = await accountApi.resume(tableId);
         if (gone) return;
-        seats.put(tableId, { token: res.token, seat: res.seat });
-        m.token = res.token;
-        m.seat = res.seat;
-        return;
+        // At a table this account created, a fresh creator token comes too (the old one ended with the password).
+        if (res.creator_token) seats.put(tableId, { creator: res.creator_token });
+        if (res.token) {
+          seats.put(tableId, { token: res.token, seat: res.seat });
+          m.token = res.token;
+          m.seat = res.seat;
+          return;
+        }
       }
     } catch {
       // no seat of this account here (or not signed in): watching, as for anyone
@@ -313,7 +317,8 @@ export function showTable(ctx, tableId, opts = {}) {
     const lastMove = v.history.at(-1);
     const animate = !!(lastMove && lastMove.sell && m.revealKey !== revealKey);
     if (animate) m.revealKey = revealKey;
-    const sc = sceneFromView(v, {
+    // Waiting for players, nobody is "to bid" yet: the seats and the felt say so too, not "your turn".
+    const sc = sceneFromView(waitingForPlayers() ? { ...v, turn: null, legal: [] } : v, {
       names: names(),
       badges: badges(),
       offline: offline(),
@@ -340,8 +345,13 @@ export function showTable(ctx, tableId, opts = {}) {
     draw();
   }
 
+  /** Whether the table still waits for people to sit down: nobody moves yet (the server would refuse it). */
+  function waitingForPlayers() {
+    return !!(m.table && m.table.status === "waiting");
+  }
+
   function legal() {
-    return m.view ? m.view.legal : [];
+    return m.view && !waitingForPlayers() ? m.view.legal : [];
   }
 
   // -- the action bar -----------------------------------------------------------------
@@ -700,7 +710,11 @@ export function showTable(ctx, tableId, opts = {}) {
     ctx.setInfo(`${title} · ${stage}${m.watch ? ` · ${t("info.watching")}` : ""}`);
     let prompt = null;
     let actions = null;
-    if (!m.watch && m.seat !== null) {
+    if (!m.watch && m.seat !== null && waitingForPlayers()) {
+      // The deal is there, but the game starts when every seat is taken: no "your turn", no live buttons.
+      prompt = h("div.prompt", { id: "prompt" }, t("prompt.waitingPlayers"));
+      actions = h("div.actions", null, h("span.note.waiting-dots", null, t("waiting.title")));
+    } else if (!m.watch && m.seat !== null) {
       if (v.phase === "auction") {
         const mine = legal().length > 0;
         prompt = h("div.prompt", { class: `prompt ${mine ? "yours" : ""}`, id: "prompt" }, mine ? t("prompt.auction") : "");
@@ -756,7 +770,8 @@ export function showTable(ctx, tableId, opts = {}) {
     const from = m.announced === undefined || m.announced > lines.length ? lines.length - 1 : m.announced;
     m.announced = lines.length;
     const parts = lines.slice(Math.max(0, from, lines.length - 8)).map((l) => l.text);
-    if (v.phase === "auction" && v.turn !== null && v.turn !== undefined) {
+    if (waitingForPlayers()) parts.push(t("waiting.title"));
+    else if (v.phase === "auction" && v.turn !== null && v.turn !== undefined) {
       parts.push(v.turn === m.seat && !m.watch ? t("felt.toBid.you") : t("felt.toBid.other", { name: seatName(sc, v.turn) }));
     } else if (v.phase === "sale") {
       const waiting = v.committed.map((c, s) => (c ? -1 : s)).filter((s) => s >= 0);
