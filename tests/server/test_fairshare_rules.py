@@ -6,6 +6,7 @@ are the small rules under them, where a real server would need minutes of waitin
 
 from __future__ import annotations
 
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,10 +14,13 @@ from forsale.server.fairshare import Shares, bots_only, closes_when_quiet, has_p
 
 
 def table(*kinds: str, connected: tuple[int, ...] = (), **settings: Any) -> Any:
+    away = settings.pop("away_since", time.monotonic() - 100)
     seats = [
-        SimpleNamespace(index=i, kind=k, conns={object()} if i in connected else set()) for i, k in enumerate(kinds)
+        SimpleNamespace(index=i, kind=k, conns={object()} if i in connected else set(), away_since=away)
+        for i, k in enumerate(kinds)
     ]
     return SimpleNamespace(
+        options=SimpleNamespace(grace=60.0),
         id="t1",
         seats=seats,
         status=settings.pop("status", "playing"),
@@ -27,12 +31,15 @@ def table(*kinds: str, connected: tuple[int, ...] = (), **settings: Any) -> Any:
 
 
 def test_an_absent_guest_does_not_put_a_table_of_bots_before_everyone_elses() -> None:
-    """A guest who sat down at each of their tables of bots and went away: their bots are background work."""
+    """A guest who sat down at each of their tables of bots and went away (past the grace period): their bots
+    are background work."""
     absent = table("human", "bot", "bot")
     assert not has_people(absent)
     assert Shares().share(absent).background
     present = table("human", "bot", "bot", connected=(0,))
     assert has_people(present) and not Shares().share(present).background
+    just_made = table("human", "bot", "bot", away_since=time.monotonic())  # the page is yet to connect
+    assert has_people(just_made)
 
 
 def test_which_tables_close_when_nobody_is_connected() -> None:

@@ -36,8 +36,9 @@ must not be able to crowd everyone else out by opening many tables. So:
   time, and a rated game, which its absence clock finishes, are never
   closed); it leaves the lobby and no longer counts against its owner;
 - "people before bots" counts a seat as a person only while someone is
-  connected to it (:func:`has_people`): a guest who sat down and went away
-  does not put their bots ahead of everyone else's.
+  connected to it, or for the grace period after they went (:func:`has_people`):
+  a guest who sat down and went away does not put their bots ahead of
+  everyone else's.
 """
 
 from __future__ import annotations
@@ -68,12 +69,19 @@ def client_key(address: str, account: dict[str, Any] | None) -> str:
 
 
 def has_people(table: LiveTable) -> bool:
-    """Someone is seated and connected: their table's bots go before bots playing only each other.
+    """Someone is seated and here: their table's bots go before bots playing only each other.
 
-    A seat nobody is connected to does not count: a guest who sat down at each of their tables of bots and
-    went away would otherwise put all of them ahead of everyone else's background work.
+    Here: connected, or away for less than the grace period (a page that is loading or reconnecting; a
+    table just made, before its creator's page connects). A seat away for longer does not count: a guest
+    who sat down at each of their tables of bots and went away would otherwise put all of them ahead of
+    everyone else's background work (and the clock plays for them by then anyway).
     """
-    return any(seat.kind == "human" and seat.conns for seat in table.seats)
+    now = time.monotonic()
+    grace = table.options.grace
+    return any(
+        seat.kind == "human" and (seat.conns or (seat.away_since is not None and now - seat.away_since < grace))
+        for seat in table.seats
+    )
 
 
 def bots_only(table: LiveTable) -> bool:
