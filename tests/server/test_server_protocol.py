@@ -374,6 +374,22 @@ def test_rest_errors_are_clear_and_change_nothing(client: TestClient) -> None:
     assert [t["id"] for t in listed] == [table_id] and listed[0]["open_seats"] == [1, 2]
 
 
+def test_refusals_before_the_start_number_the_free_seats_as_people_do(client: TestClient) -> None:
+    """The page says "Seat 2" and "Seat 3": a refusal's words count the same way, and its params give the
+    indices as data (a page words them itself), never "free: 1, 2" for the second and third seats."""
+    created = client.post("/api/tables", json={"players": 3, "join": True, "player_name": "Ann"}).json()
+    table_id = created["table"]["id"]
+    taken = client.post(f"/api/tables/{table_id}/join", json={"seat": 0}).json()["error"]
+    assert taken["message"] == "seat 1 is taken; free seats: 2, 3"
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        ws.send_json({"type": "hello", "token": created["token"]})
+        recv(ws, "welcome")
+        ws.send_json({"type": "act", "id": 1, "action": {"pass": True}})
+        refused = recv(ws, "error")
+    assert refused["code"] == "not_started" and refused["params"] == {"free": [1, 2]}
+    assert refused["message"].endswith("(free seats: 2, 3)")
+
+
 def test_leaving_frees_a_seat_before_the_game_and_hands_it_to_a_bot_during_it(client: TestClient) -> None:
     created = client.post("/api/tables", json={"players": 3, "join": True, "seats": [None, None, "random"]}).json()
     table_id = created["table"]["id"]

@@ -29,10 +29,21 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     url = link.input_value()
     assert "#/table/" in url and url.endswith("?seat=1")
     assert ann.locator("#share-links input").count() == 1  # only seat 1 is open
+    # The table is made: the form that made it is done (no second table by a second click), and the link's
+    # field shows its end, where the seat is named.
+    expect(ann.locator("#create-table")).to_be_disabled()
+    expect(ann.locator("#friends-players")).to_be_disabled()
+    ann.wait_for_function(
+        "() => { const i = document.querySelector('#share-links input'); return i.scrollLeft + i.clientWidth >= i.scrollWidth - 2; }"
+    )
     shoot(ann, "friends-lobby-links")
     ann.click("#go-to-table")
     ann.wait_for_selector(".game")
     expect(ann.locator(".seat[data-seat='1'] .badge")).to_have_text("free seat")
+    # Waiting for Bob, the host is not told it is her turn, and nothing can be played yet.
+    expect(ann.locator("#prompt")).to_have_text(re.compile("^Waiting for players"))
+    assert ann.locator("#dock button:not([disabled])").count() == 0
+    assert "Your turn" not in ann.locator(".game").inner_text()
 
     bob = new_page(width=390, height=844)  # Bob plays on a phone
     bob.goto(url)
@@ -53,6 +64,18 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     # The table's creator turned the memory aid off: nobody can switch it on.
     assert bob.locator("#memory-toggle").count() == 0
     expect(bob.locator(".memory")).to_contain_text("turned the memory aid off")
+
+    # Bob's chat is below the fold on his phone: a message from Ann is counted on a badge he can see.
+    expect(bob.locator("#chat-unread")).to_be_hidden()
+    ann.fill("#chat-input", "hello Bob")
+    ann.press("#chat-input", "Enter")
+    ann.evaluate("() => document.activeElement.blur()")  # the keys the players press go to the table, not the chat
+    expect(bob.locator("#chat-unread")).to_have_text("1 new message")
+    expect(bob.locator("#chat-unread")).to_be_in_viewport()
+    bob.click("#chat-unread")
+    expect(bob.locator("#chat-unread")).to_be_hidden()
+    expect(bob.locator("#chat-log")).to_contain_text("hello Bob")
+    bob.evaluate("() => window.scrollTo(0, 0)")
 
     a, b = player(ann), player(bob)
     saw_waiting = saw_reveal = False

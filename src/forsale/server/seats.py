@@ -99,8 +99,9 @@ def seat_for_token(seats: Iterable[Seat], token: str) -> int | None:
 
 
 def free_seats_text(seats: Iterable[Seat]) -> str:
-    """The open seats' indices for a message (``"1, 3"``, or ``"none"``)."""
-    free = [str(s.index) for s in seats if s.kind == "open"]
+    """The open seats for a message, numbered as people count them and the page shows them ("Seat 2"):
+    ``"2, 3"`` for the indices 1 and 2, or ``"none"``. (The indices themselves go as a refusal's params.)"""
+    free = [str(s.index + 1) for s in seats if s.kind == "open"]
     return ", ".join(free) if free else "none"
 
 

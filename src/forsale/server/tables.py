@@ -202,7 +202,9 @@ class LiveTable:
                 raise Refused("no_such_seat", f"this table has seats 0 to {len(self.seats) - 1}", 404)
             seat = self.seats[index]
             if seat.kind != "open":
-                raise Refused("seat_taken", f"seat {index} is taken; free seats: {free_seats_text(self.seats)}", 409)
+                raise Refused(
+                    "seat_taken", f"seat {index + 1} is taken; free seats: {free_seats_text(self.seats)}", 409
+                )
             if self.status == "waiting" and sum(s.kind == "open" for s in self.seats) == 1:
                 self.lobby.shares.starting(self.lobby.tables, self)  # the game starts: the owner's games limit
             token, token_hash = new_token()
@@ -310,7 +312,9 @@ class LiveTable:
             started = time.perf_counter()  # for forsale.server.metrics: the check, the commit, the state
             if self.status == "waiting":
                 raise Refused(
-                    "not_started", f"the game starts when every seat is taken (free: {free_seats_text(self.seats)})"
+                    "not_started",
+                    f"the game starts when every seat is taken (free seats: {free_seats_text(self.seats)})",
+                    params={"free": [s.index for s in self.seats if s.kind == "open"]},
                 )
             if self.state.why_illegal(index, action) is not None:
                 reason = self.snapshots.view_of(index).why_illegal(action)  # worded from what this seat may know

@@ -56,7 +56,25 @@ export function chatPanel({ send, me, canWrite }) {
     input,
     sendBtn,
   );
-  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, title, live, mutedLine, readOnly, form);
+  // New messages while the chat is out of sight (below the table, on a phone below the fold) are counted on a
+  // badge that stays in view; it takes the player to the chat and goes once the chat has been seen.
+  let unread = 0;
+  let inView = true;
+  const badge = h("button.btn.chat-unread", { type: "button", id: "chat-unread", hidden: true, onclick: () => el.scrollIntoView({ block: "nearest" }) });
+  const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, title, live, mutedLine, readOnly, form, badge);
+  function showUnread() {
+    badge.hidden = unread === 0;
+    if (unread) badge.textContent = t("chat.unread", { count: unread });
+  }
+  if (typeof IntersectionObserver === "function") {
+    new IntersectionObserver((entries) => {
+      inView = entries.some((e) => e.isIntersecting);
+      if (inView && unread) {
+        unread = 0;
+        showUnread();
+      }
+    }).observe(live);
+  }
 
   function toggleMute(name) {
     if (muted.has(name)) muted.delete(name);
@@ -83,6 +101,7 @@ export function chatPanel({ send, me, canWrite }) {
     label.textContent = t("chat.label");
     sendBtn.textContent = t("chat.send");
     readOnly.textContent = t("chat.readOnly");
+    showUnread();
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
     const shown = [...messages.values()].sort((a, b) => a.n - b.n).filter((m) => !muted.has(m.name || t("chat.spectator")));
     log.replaceChildren(...(shown.length ? shown.map(line) : [h("li.empty", null, t("chat.empty"))]));
@@ -117,6 +136,10 @@ export function chatPanel({ send, me, canWrite }) {
       log.querySelector("li.empty")?.remove();
       log.append(line(message));
       if (atBottom) log.scrollTop = log.scrollHeight;
+      if (!inView && !(message.seat !== null && message.seat === me())) {
+        unread += 1;
+        showUnread();
+      }
     },
     refresh: draw,
   };

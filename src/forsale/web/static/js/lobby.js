@@ -262,10 +262,17 @@ export function showLobby(ctx) {
       });
     const mine = seats.get(id);
     links.replaceChildren(
+      h("p.note", { id: "friends-created", role: "status" }, t("lobby.created")),
       h("strong", null, t("link.share")),
       ...rows,
       h("div.row", null, mine && mine.token ? h("a.btn.primary", { href: `#/table/${id}`, id: "go-to-table" }, t("link.goToSeat")) : h("a.btn", { href: `#/watch/${id}` }, t("link.watchTable"))),
     );
+    // The table exists now: the form that made it stays readable but is done (a second click made a second table).
+    for (const el of friends.querySelectorAll("input, select, button, textarea")) if (!links.contains(el)) el.disabled = true;
+    // A link's end names its seat ("?seat=2"): show that end, not the server's address every link shares.
+    requestAnimationFrame(() => {
+      for (const input of links.querySelectorAll("input")) input.scrollLeft = input.scrollWidth;
+    });
   }
 
   // -- open tables and finished games ----------------------------------------------------

@@ -34,8 +34,11 @@ export function refusedText(refusal, seatName = (s) => t("seat.number", { seat: 
     held: Array.isArray(params.held) ? joinList(params.held.map(String)) : "",
     name: params.turn !== undefined ? seatName(Number(params.turn)) : "",
     choices: params.coins !== undefined ? choices(Number(params.coins), Number(params.high ?? 0)) : "",
+    // Seats as the page numbers them ("Seat 2, Seat 3"), never the indices the server counts from 0.
+    free: Array.isArray(params.free) ? joinList(params.free.map((s) => t("seat.number", { seat: Number(s) + 1 }))) : "",
   };
   if (params.why && has(`error.why.${params.why}`)) return t(`error.why.${params.why}`, facts);
+  if (code === "not_started" && facts.free) return t("error.notStartedFree", facts);
   if (code && has(`error.${code}`)) return t(`error.${code}`);
   return message || t("table.refused");
 }
