@@ -472,10 +472,30 @@ class ClusterLobby(Lobby):
                 self._chore(self._let_go(table, release=True))
         elif kind == "dead" and node != self.node and not self.draining:  # a node found gone by another
             self._chore(self._sweep({str(notice["dead"])}))
+        elif kind == "tokens" and node != self.node and not self.draining:  # an account's credentials ended
+            self._chore(self._end_tokens(str(notice["account"]), str(notice["why"])))
         elif kind == "released":
             waiting = self._released.get(notice["id"])
             if waiting is not None:
                 waiting.set()
+
+    async def end_tokens_elsewhere(self, account_id: str, why: str) -> None:
+        """Have every other node end ``account_id``'s seat and creator tokens at the tables it holds.
+
+        A password change or a sign-out everywhere is handled by one node, which ends the tokens at its own
+        tables (:func:`forsale.server.accounts.end_seat_tokens`); the account's other tables live on the other
+        nodes, in their memory. ``why``: ``password_changed`` or ``signed_out`` (what their sockets are told).
+        """
+        await self._notify({"t": "tokens", "node": self.node, "account": account_id, "why": why})
+
+    async def _end_tokens(self, account_id: str, why: str) -> None:
+        from .accounts import end_seat_tokens  # here: the accounts' routes import this module
+        from .routes_accounts import ENDED_BY, tell
+
+        mine = [t for t in self.tables.values() if t.id in self.held]
+        unseated = await end_seat_tokens(mine, account_id)
+        if unseated and why in ENDED_BY:
+            await tell(unseated, ENDED_BY[why])
 
     async def _heartbeat(self) -> None:
         """Every third of a lease: renew this node's leases, then look for orphans to take."""

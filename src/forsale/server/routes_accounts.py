@@ -5,6 +5,7 @@ The accounts themselves are :mod:`forsale.server.accounts`; sessions are :mod:`f
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -14,6 +15,7 @@ from starlette.background import BackgroundTask
 from ..refusals import Params
 from . import sessions as session_store
 from .accounts import KEEP, Account, end_seat_tokens
+from .cluster import ClusterLobby
 from .connections import Conn
 from .emails import op_shown
 from .messages import ChangePassword, Credentials, EmailBody, SignOut, TokenBody
@@ -21,12 +23,30 @@ from .rest import accounts_of, address, body, body_of, errors, lobby_of
 from .sockets import error
 
 router = APIRouter()
+log = logging.getLogger("forsale.server")
 
 PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
 ENDED: Params = {"why": "password_changed"}
 """What tells a page its seat token ended with the password (it then resumes the seat, if still signed in)."""
 SIGNED_OUT = "the account signed out everywhere, which ends its seat tokens; sign in again to take the seat back"
 SIGNED_OUT_WHY: Params = {"why": "signed_out"}
+ENDED_BY = {
+    "password_changed": error("bad_token", PASSWORD_CHANGED, params=ENDED),
+    "signed_out": error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY),
+}
+"""What the sockets seated with an ended token are told, by why it ended (also on a cluster's other nodes)."""
+
+
+async def ended(lobby: Any, unseated: list[Conn], account_id: str, why: str) -> None:
+    """After the answer (and its new cookie) went out: tell the sockets whose seat token ended, here and on a
+    cluster's other nodes, which end the account's tokens at their own tables first
+    (:meth:`forsale.server.cluster.ClusterLobby._end_tokens`)."""
+    await tell(unseated, ENDED_BY[why])
+    if isinstance(lobby, ClusterLobby):
+        try:
+            await lobby.end_tokens_elsewhere(account_id, why)
+        except Exception as failure:  # the database away: the other nodes' copies of the tokens live on
+            log.warning("the other nodes were not told to end account %s's seat tokens: %s", account_id, failure)
 
 
 async def signed_in(request: Request, account: Account) -> JSONResponse:
@@ -75,7 +95,7 @@ async def sign_out(request: Request) -> JSONResponse:
     if sent.everywhere and account is not None:
         await accounts.end_all_sessions(account)
         unseated = await end_seat_tokens(lobby_of(request).tables.values(), account["id"])
-        response.background = BackgroundTask(tell, unseated, error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY))
+        response.background = BackgroundTask(ended, lobby_of(request), unseated, account["id"], "signed_out")
     else:
         await accounts.end_session(request)
     session_store.clear_cookie(response, request)
@@ -134,7 +154,7 @@ async def change_password(request: Request) -> JSONResponse:
     unseated = await end_seat_tokens(lobby_of(request).tables.values(), account["id"])
     response = await signed_in(request, account)
     # The sockets are told after this answer (and its new cookie) went out, so that a page resuming at once has it.
-    response.background = BackgroundTask(tell, unseated, error("bad_token", PASSWORD_CHANGED, params=ENDED))
+    response.background = BackgroundTask(ended, lobby_of(request), unseated, account["id"], "password_changed")
     return response
 
 
