@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.testclient import TestClient
 
+from forsale.cli import main
 from forsale.server import create_app
 
 from .wire import recv
@@ -30,8 +33,45 @@ def scrape(client: TestClient) -> dict[tuple[str, tuple[tuple[str, str], ...]], 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'metrics.sqlite3'}")) as c:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'metrics.sqlite3'}"), client=("127.0.0.1", 50000)) as c:
         yield c
+
+
+def test_metrics_answer_only_the_addresses_named_and_the_proxys_clients_count_as_themselves(
+    serve_process: type[Any], tmp_path: Path
+) -> None:
+    """``/metrics`` is the operator's: loopback by default, or ``--metrics-from``; anyone else gets 403.
+
+    Behind a ``--trusted-proxy`` the client is the forwarded address, so a proxy on this machine does not
+    make every player an operator. Before, anyone reaching the server read its numbers.
+    """
+    proc = serve_process(
+        f"sqlite:///{tmp_path / 'm.sqlite3'}", tmp_path, "--trusted-proxy", "127.0.0.1",
+        "--metrics-from", "127.0.0.1, 198.51.100.0/24",
+    ).start()  # fmt: skip
+    try:
+        with httpx.Client(base_url=proc.base, timeout=30) as http:
+            assert http.get("/metrics").status_code == 200  # this machine
+            outsider = http.get("/metrics", headers={"X-Forwarded-For": "203.0.113.7"})
+            assert outsider.status_code == 403 and outsider.json()["error"]["code"] == "forbidden", outsider.text
+            assert "forsale_" not in outsider.text
+            assert http.get("/metrics", headers={"X-Forwarded-For": "198.51.100.9"}).status_code == 200
+    finally:
+        proc.stop()
+
+
+def test_the_default_is_this_machine_only_and_a_malformed_list_is_refused(tmp_path: Path) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'd.sqlite3'}")
+    for host, status in (("127.0.0.1", 200), ("::1", 200), ("::ffff:127.0.0.1", 200), ("10.0.0.5", 403)):
+        with TestClient(app, client=(host, 50000)) as c:
+            assert c.get("/metrics").status_code == status, host
+    with TestClient(
+        create_app(f"sqlite:///{tmp_path / 'e.sqlite3'}", metrics_from="10.0.0.0/24"), client=("10.0.0.5", 1)
+    ) as c:
+        assert c.get("/metrics").status_code == 200
+    with pytest.raises(ValueError):
+        create_app(f"sqlite:///{tmp_path / 'f.sqlite3'}", metrics_from="10.0.0.300")
+    assert main(["serve", "--db", f"sqlite:///{tmp_path / 'g.sqlite3'}", "--metrics-from", "nowhere"]) == 2
 
 
 def test_metrics_count_actions_tables_connections_and_the_writer(client: TestClient) -> None:

@@ -143,6 +143,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "believed (default none: a client could name any address and slip past the per-address limits)",
     )
     p.add_argument(
+        "--metrics-from",
+        metavar="ADDRESSES",
+        default="127.0.0.1,::1",
+        help="comma-separated addresses or networks (10.0.0.5, 10.0.0.0/24) that may read /metrics; others get "
+        "403 (default 127.0.0.1,::1: this machine only; 0.0.0.0/0,::/0: anyone)",
+    )
+    p.add_argument(
         "--cluster",
         action="store_true",
         help="run as one node of a cluster sharing the --db PostgreSQL database, behind a load balancer "
@@ -204,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
     from ..server.fairshare import BOT_TABLES, GAMES, OPEN_TABLES, WAITING_EXPIRY
     from ..server.mailer import SmtpSettings
     from ..server.messages import MAX_MESSAGE_BYTES
+    from ..server.routes_metrics import networks
     from ..server.slowclients import with_head_deadline
     from ..server.sockets import SOCKETS_PER_ADDRESS
 
@@ -235,6 +243,11 @@ def run(args: argparse.Namespace) -> int:
         if limit is not None and limit < 0:
             print(f"forsale serve: {flag} must be 0 or more, not {limit}", file=sys.stderr)
             return 2
+    try:
+        networks(args.metrics_from)
+    except ValueError as error:
+        print(f"forsale serve: --metrics-from: {error}", file=sys.stderr)
+        return 2
     if args.smtp:
         try:
             SmtpSettings.parse(args.smtp)
@@ -250,6 +263,7 @@ def run(args: argparse.Namespace) -> int:
         max_bot_time=args.max_bot_time,
         bot_modules=tuple(args.bot_module),
         rest_rate=args.rest_rate,
+        metrics_from=args.metrics_from,
         rest_burst=max(500.0, 10 * args.rest_rate),
         full_gc_every=args.full_gc_every or collector.FULL_EVERY,
         smtp_url=args.smtp,

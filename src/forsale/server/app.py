@@ -258,6 +258,7 @@ def create_app(
     bot_tables_per_client: int | None = None,
     games_per_client: int | None = None,
     waiting_expiry: float | None = WAITING_EXPIRY,
+    metrics_from: str = routes_metrics.LOOPBACK,
 ) -> FastAPI:
     """The server application.
 
@@ -289,8 +290,10 @@ def create_app(
     ``games_per_client``: games with bots (solo games too) one client may have under way at once
     (``None``: any number; ``forsale serve``: :data:`~forsale.server.fairshare.GAMES`);
     ``waiting_expiry``: seconds a waiting table nobody is connected to stays open (``None``: for ever).
-    See :mod:`forsale.server.fairshare`.
+    See :mod:`forsale.server.fairshare`. ``metrics_from``: the client addresses or networks ``/metrics``
+    answers (comma-separated; loopback by default: :mod:`forsale.server.routes_metrics`).
     """
+    metrics_networks = routes_metrics.networks(metrics_from)  # a malformed address fails now
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
     if not (0 < max_bot_time < math.inf) or (bot_budget is not None and not 0 < bot_budget <= max_bot_time):
         raise ValueError(f"need 0 < bot_budget <= max_bot_time < inf, not {bot_budget!r} and {max_bot_time!r}")
@@ -321,6 +324,7 @@ def create_app(
         app.state.storage, app.state.lobby = storage, lobby
         app.state.accounts = Accounts(storage)
         app.state.analysis_budget = analysis_budget
+        app.state.metrics_from = metrics_networks
         await lobby.start()
         await ratings.catch_up(storage)  # rated games that ended while the server was stopping
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
