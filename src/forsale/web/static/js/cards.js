@@ -89,6 +89,9 @@ export function chequeCard(value, opts = {}) {
     h("span.value", null, k(value)),
     h("span.sign", null, t("card.cheque.bearer")),
   );
+  // "zahlbar an den Überbringer" is half as long again as "pay to the bearer": the CSS sizes the line by its length
+  // so that every language's words fit the card's foot on one line.
+  el.style.setProperty("--sign-chars", String(Math.max(1, t("card.cheque.bearer").length)));
   if (value === 0) el.classList.add("void");
   if (opts.small) el.classList.add("small");
   return el;

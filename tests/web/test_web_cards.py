@@ -1,0 +1,58 @@
+"""The cards as drawn, in every language (web/static/js/cards.js and css/style.css), in Debian's Chromium.
+
+A cheque's words are the printed card's: the amount above the signature rule, "pay to the bearer" on that rule.
+In French, Dutch, Italian and German the amount wrapped onto the rule (it read as crossed out) and the bearer's
+words wrapped onto two lines over the card's bottom edge; each is checked here from the laid-out boxes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from playwright.sync_api import Page
+
+from .test_web_i18n import LANGUAGES
+
+# A 14k and a 15k cheque drawn by the page's own module, in the language asked for, at the widths the page uses.
+_CHEQUE = """async ([code, width]) => {
+  const i18n = await import('/js/i18n.js');
+  await i18n.setLanguage(code);
+  const { chequeCard } = await import('/js/cards.js');
+  const box = document.createElement('div');
+  box.style.setProperty('--card-w', width + 'px');
+  document.body.append(box);
+  const out = [];
+  for (const value of [14, 15]) {
+    const card = chequeCard(value);
+    box.append(card);
+    const rect = (sel) => card.querySelector(sel).getBoundingClientRect();
+    const sign = card.querySelector('.sign');
+    const amount = card.querySelector('.amount');
+    out.push({
+      card: card.getBoundingClientRect().toJSON(), amount: rect('.amount').toJSON(), sign: rect('.sign').toJSON(),
+      signLines: sign.getClientRects().length, signFits: sign.scrollWidth <= sign.clientWidth,
+      signLine: parseFloat(getComputedStyle(sign).lineHeight), amountLine: parseFloat(getComputedStyle(amount).lineHeight),
+    });
+  }
+  box.remove();
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", [78, 62])
+def test_a_cheques_amount_clears_the_rule_and_its_bearer_words_fit_one_line(
+    new_page: Callable[..., Page], width: int
+) -> None:
+    page = new_page()
+    page.goto("/")
+    for code in LANGUAGES:
+        for got in page.evaluate(_CHEQUE, [code, width]):
+            card, amount, sign = got["card"], got["amount"], got["sign"]
+            where = f"{code} at {width} px: {got}"
+            assert got["signFits"], f"the bearer's words are cut: {where}"
+            assert sign["height"] <= got["signLine"] + 3, f"the bearer's words wrap: {where}"
+            assert amount["height"] <= got["amountLine"] + 1, f"the amount wraps: {where}"
+            assert amount["bottom"] <= sign["top"], f"the amount sits on the rule: {where}"
+            assert card["left"] <= amount["left"] and amount["right"] <= card["right"], f"the amount overflows: {where}"
+            assert sign["bottom"] <= card["bottom"], where
