@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import httpx
+from playwright.sync_api import expect
 
 from forsale import from_record
 
@@ -28,6 +29,12 @@ def test_solo_game_by_clicking_to_the_end(new_page, player, shoot, web_server):
     assert page.locator(".seat").count() == 6
     assert page.locator(".seat.me .name").inner_text().startswith("Ann")
     assert page.locator(".me-area .purse .amount").inner_text() == "$14,000"
+    # Alone with bots, the table's settings are the ones that mean something here: the memory aid (one switch,
+    # no "allow it at this table" beside it) and hints (unrated); no spectators' chat switch.
+    expect(page.locator("#memory-toggle")).to_be_visible()
+    expect(page.locator("#memory-allowed")).to_have_count(0)
+    expect(page.locator("#spectator-chat-allowed")).to_have_count(0)
+    expect(page.locator("#hints-allowed")).to_have_count(1)
     shoot(page, "table-auction")
 
     shot_sale = False

@@ -483,9 +483,16 @@ export function showTable(ctx, tableId, opts = {}) {
   }
 
   /** The table's creator may allow or forbid the memory aid at any time. */
+  /** A game against bots alone: one person, so "allow it at this table" and spectators' chat mean nothing. */
+  function solo() {
+    return !!(m.table && m.table.seats && m.table.seats.filter((s) => s.kind !== "bot").length <= 1);
+  }
+
   function creatorSwitch() {
     const saved = seats.get(tableId);
     if (!saved || !saved.creator || !m.table) return null;
+    // Alone with bots, the memory aid's own switch is the one setting; "allow it" shows only to turn it back on.
+    if (solo() && memoryAllowed()) return null;
     const box = h("input", {
       type: "checkbox",
       id: "memory-allowed",
@@ -744,7 +751,7 @@ export function showTable(ctx, tableId, opts = {}) {
     const creator = seats.get(tableId)?.creator;
     const hintsToggle = creator && m.table && !m.table.rated && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
     // Chat goes on after the game (a rematch is arranged there), so this switch stays at the end too.
-    const chatToggle = creator && m.table ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
+    const chatToggle = creator && m.table && !solo() ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
     const side = h("aside.side", null, memoryPanel(sc), hintsToggle, chatToggle, logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side, dock));
     const newLog = root.querySelector(".log");
