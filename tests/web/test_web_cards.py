@@ -56,3 +56,36 @@ def test_a_cheques_amount_clears_the_rule_and_its_bearer_words_fit_one_line(
             assert amount["bottom"] <= sign["top"], f"the amount sits on the rule: {where}"
             assert card["left"] <= amount["left"] and amount["right"] <= card["right"], f"the amount overflows: {where}"
             assert sign["bottom"] <= card["bottom"], where
+
+
+# The post-game chart of a six-seat game of 40 moves, drawn by the page's own module at a phone's width.
+_CHART = """async (code) => {
+  const i18n = await import('/js/i18n.js');
+  await i18n.setLanguage(code);
+  const { chanceChart } = await import('/js/analysis.js');
+  const chances = Array.from({length: 41}, (_, i) => [0.4, 0.2, 0.1, 0.1, 0.1, 0.1].map((c) => c + (i % 3) / 100));
+  const panel = document.createElement('section');
+  panel.className = 'panel analysis';
+  panel.append(chanceChart(chances, ['Zoë', 'hasard (robot) 2', 'hasard (robot) 3', 'Bob', 'Cy', 'Dee']));
+  document.getElementById('app').replaceChildren(panel);
+  document.querySelector('.chart-data').open = true;
+  const label = document.querySelector('#chance-chart text');
+  const box = document.querySelector('.chance-table-box');
+  return {
+    page: document.documentElement.scrollWidth, view: innerWidth,
+    boxScrolls: box.scrollWidth > box.clientWidth,
+    label: label.getBoundingClientRect().height, percent: label.textContent,
+    cells: [...document.querySelectorAll('#chance-table td')].slice(0, 6).map((td) => td.getClientRects().length),
+  };
+}"""
+
+
+def test_the_charts_numbers_scroll_in_their_own_box_on_a_phone(new_page: Callable[..., Page]) -> None:
+    page = new_page(width=390, height=844)
+    page.goto("/")
+    got = page.evaluate(_CHART, "fr")
+    assert got["page"] <= got["view"], f"the table widens the page: {got}"
+    assert got["boxScrolls"], got  # six seats are wider than a phone: the box scrolls, not the page
+    assert got["label"] >= 8, f"the chart's labels are too small to read: {got}"
+    assert " " not in got["percent"], f"a breaking space in {got['percent']!r}"  # "40 %" stays on one line
+    assert got["cells"] == [1] * 6, got

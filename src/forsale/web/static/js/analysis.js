@@ -45,7 +45,7 @@ function marker(kind, x, y, colour) {
 
 /** The chart of every seat's chance of winning after each move, with its legend and its table. */
 export function chanceChart(chances, names) {
-  const W = 640, H = 260, L = 44, R = 12, T = 12, B = 30;
+  const W = 640, H = 260, L = 60, R = 12, T = 12, B = 30; // L: room for "100 %" at a phone's larger labels
   const steps = Math.max(1, chances.length - 1);
   const x = (i) => L + ((W - L - R) * i) / steps;
   const y = (c) => T + (H - T - B) * (1 - c);
@@ -91,7 +91,8 @@ export function chanceChart(chances, names) {
     h("thead", null, h("tr", null, h("th", { scope: "col" }, t("analysis.move")), names.map((n) => h("th", { scope: "col" }, n)))),
     h("tbody", null, chances.map((p, i) => h("tr", { dataset: { step: i } }, h("th", { scope: "row" }, i === 0 ? t("analysis.deal") : String(i)), p.map((c) => h("td", { dataset: { chance: String(c) } }, percent(c)))))),
   );
-  return h("div.chart-block", null, svg, legend, h("details.chart-data", null, h("summary", null, t("analysis.showTable")), table));
+  // The table scrolls sideways in its own box: six seats' columns are wider than a phone, and the page must not be.
+  return h("div.chart-block", null, svg, legend, h("details.chart-data", null, h("summary", null, t("analysis.showTable")), h("div.chance-table-box", null, table)));
 }
 
 function roundName(d) {
