@@ -25,6 +25,13 @@ TOKEN = """() => {
   return (JSON.parse(localStorage.getItem("forsale.seats") || "{}")[id] || {}).token || null;
 }"""
 
+CREATOR = TOKEN.replace(").token ||", ").creator ||")
+SETTINGS = """async ([id, creator_token]) => (await fetch(`/api/tables/${id}/settings`, {
+  method: "POST",
+  headers: {"content-type": "application/json"},
+  body: JSON.stringify({creator_token, memory_aid: false}),
+})).status"""
+
 
 def test_the_page_that_changed_the_password_keeps_its_seat(new_page: Callable[..., Page], player) -> None:
     page = new_page()
@@ -43,9 +50,15 @@ def test_the_page_that_changed_the_password_keeps_its_seat(new_page: Callable[..
     me = player(page)
     me.play_turn()
     before = page.evaluate(TOKEN)
-    assert before
+    creator = page.evaluate(CREATOR)
+    assert before and creator
     assert page.evaluate(CHANGE, [PASSWORD, "another long password"]) == 200
     # The old token ended; the page resumed the seat with its new session: a new token, and the seat plays on.
     page.wait_for_function(f"() => ({TOKEN})() && ({TOKEN})() !== {before!r}")
     assert me.play_turn() in ("auction", "sale", "over")
+    # The creator token ended too (a thief's copy would keep the creator's rights: tests/server/test_server_csrf.py);
+    # the page got a fresh one, which works.
+    page.wait_for_function(f"() => ({CREATOR})() && ({CREATOR})() !== {creator!r}")
+    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    assert page.evaluate(SETTINGS, [table_id, page.evaluate(CREATOR)]) == 200
     assert page.locator("#toast").is_hidden() or "watching" not in page.locator("#toast").inner_text()
