@@ -125,3 +125,36 @@ def test_a_write_other_than_an_append_is_fenced_too(storage: Storage) -> None:
         storage.call(fenced("seat1", ("a/1", 7), Storage.op_update_seat("seat1", seat)))
     storage.call(fenced("seat1", ("a/1", 1), Storage.op_update_seat("seat1", seat)))
     assert storage.call(Storage.op_load("seat1")).seats[0].name == "Ann"
+
+
+def test_a_stale_session_holding_a_nodes_liveness_lock_is_ended_but_not_a_strangers(cluster_db: str) -> None:
+    """A notice connection broken without a word leaves its session holding the lock: the node ends it.
+
+    Only a session with the node's own ``application_name`` is ended, so two owners whose keys collide
+    never end each other's connections.
+    """
+    import psycopg
+
+    from forsale.server.cluster import libpq_url
+
+    url, owner = libpq_url(cluster_db), leases.incarnation("n9")
+    name = "forsale-notice n9"
+    with (
+        psycopg.connect(url, autocommit=True, application_name=name) as stale,
+        psycopg.connect(url, autocommit=True, application_name=name) as fresh,
+        psycopg.connect(url, autocommit=True, application_name="forsale-notice other") as stranger,
+    ):
+        take = leases.liveness_lock(owner)
+        assert stranger.execute(take).fetchone() == (True,)  # another owner whose key happens to be the same
+        assert fresh.execute(leases.stale_holder(owner)).fetchall() == []  # not ended: not this node's session
+        assert stranger.execute("SELECT 1").fetchone() == (1,)
+        stranger.execute(f"SELECT pg_advisory_unlock({leases.LIVENESS}, {leases.liveness_key(owner)})")
+        assert stale.execute(take).fetchone() == (True,)
+        assert fresh.execute(take).fetchone() == (False,)
+        assert fresh.execute(leases.stale_holder(owner)).fetchall() == [(True,)]
+        deadline = time.monotonic() + 10
+        while fresh.execute(take).fetchone() != (True,):  # the ended session lets go of the lock
+            assert time.monotonic() < deadline, "the stale session kept the lock"
+            time.sleep(0.05)
+        with pytest.raises(psycopg.OperationalError):
+            stale.execute("SELECT 1")

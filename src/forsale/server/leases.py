@@ -141,6 +141,7 @@ _STALE_HOLDER = """
     SELECT pg_terminate_backend(pid) FROM pg_locks
     WHERE locktype = 'advisory' AND classid = {cls} AND objid = {key} AND objsubid = 2 AND granted
       AND pid <> pg_backend_pid()
+      AND pid IN (SELECT pid FROM pg_stat_activity WHERE application_name = current_setting('application_name'))
       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
     """
 _EXPIRE = text(f"UPDATE forsale_leases SET expires_at = 0 WHERE owner = :owner AND expires_at > {NOW}")
@@ -163,7 +164,9 @@ def stale_holder(owner: str) -> str:
     connection: a firewall forgot it, a cable was pulled) leaves its server
     session, and so the lock, behind until the server's keepalive gives up;
     the node's new connection cannot take the lock meanwhile. That session is
-    the node's own (the key is its incarnation's), so ending it is safe.
+    the node's own (the key is its incarnation's, and only a session of the
+    same ``application_name``, the node's notice connection, is ended: two
+    owners whose keys collide never end each other's), so ending it is safe.
     """
     return _STALE_HOLDER.format(cls=LIVENESS, key=liveness_key(owner))
 
