@@ -50,11 +50,30 @@ function clockFields(value) {
   return { time_limit: value ? Number(value) : null };
 }
 
-/** A bot in the list: its name, and what it is in words when the catalogue knows it (or in English, the server's words). */
-function botLabel(name, described) {
-  // A level the table names in the page's words ("moyen (robot)") is named so here too.
-  if (has(`bot.${name}`)) return t("bot.described", { name: has(`seat.botLevel.${name}`) ? t(`seat.botLevel.${name}`) : name, what: t(`bot.${name}`) });
-  return described[name] && language() === "en" ? t("bot.described", { name, what: described[name] }) : name;
+/** The levels people are offered; every other bot the server plays (hard-v1, ppo, the baselines) is a research bot. */
+const PEOPLES_BOTS = ["easy", "medium", "hard", "random"];
+
+/** A bot's name in the menu: a level in the page's words ("moyen"), a research bot by its own name. */
+function botName(name) {
+  return has(`seat.botLevel.${name}`) ? t(`seat.botLevel.${name}`) : name;
+}
+
+/**
+ * What a bot is, in words for players: the catalogue's for a level; a research bot's is the server's note, in English
+ * only (a developer's note, shown only to whoever asked for research bots). Shown beside the menu, not in it, so
+ * that a narrow select never cuts it ("medium — the ex…").
+ */
+function botAbout(name, described) {
+  if (has(`bot.${name}`)) return t(`bot.${name}`);
+  return described[name] && language() === "en" ? described[name] : "";
+}
+
+/** A bot menu's options: people's levels first, research bots in their own group when asked for. */
+function botChoices(names, research, label) {
+  const people = PEOPLES_BOTS.filter((n) => names.includes(n)).map((n) => h("option", { value: n }, label(n)));
+  const others = names.filter((n) => !PEOPLES_BOTS.includes(n));
+  if (!research || !others.length) return people;
+  return [...people, h("optgroup", { label: t("lobby.researchGroup") }, others.map((n) => h("option", { value: n }, label(n))))];
 }
 
 /** A listed table's rules in words: a preset's name, or "custom rules". */
@@ -83,9 +102,18 @@ export function showLobby(ctx) {
   // -- solo ---------------------------------------------------------------------------
   const name = h("input", { type: "text", id: "solo-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const players = select("solo-players", [2, 3, 4, 5, 6].map((n) => [n, t("lobby.players", { count: n })]), prefs.players || 4);
-  const strength = select("solo-bot", [["random", "random"]], prefs.bot || "random");
+  const strength = select("solo-bot", [["random", botName("random")]], prefs.bot || "random");
   let strengthPicked = false; // a choice made before the server's bot list arrives is kept
-  strength.addEventListener("change", () => (strengthPicked = true));
+  const botAboutLine = h("p.hint.bot-about", { id: "solo-bot-about", "aria-live": "polite" });
+  strength.setAttribute("aria-describedby", "solo-bot-about");
+  let described = {};
+  let botNames = [];
+  const showAbout = () => (botAboutLine.textContent = botAbout(strength.value, described));
+  strength.addEventListener("change", () => {
+    strengthPicked = true;
+    showAbout();
+  });
+  const research = h("input", { type: "checkbox", id: "show-research", checked: prefs.research === true });
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const hints = h("input", { type: "checkbox", id: "solo-hints", checked: prefs.hints === true }); // off by default
@@ -137,11 +165,13 @@ export function showLobby(ctx) {
     h("p.hint", null, t("lobby.soloHint")),
     h("label", { for: "solo-name" }, t("form.yourName"), name),
     h("div.row", null, h("label", { for: "solo-players" }, t("lobby.playersLabel"), players), h("label", { for: "solo-bot" }, t("lobby.botStrength"), strength)),
+    botAboutLine,
     h("div.row", null, rules.label, h("label", { for: "solo-clock" }, t("lobby.clock"), clock)),
     rules.fieldset,
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
     h("label.check", { for: "solo-hints" }, hints, t("lobby.hints")),
     soloRated.label,
+    h("label.check", { for: "show-research" }, research, t("lobby.researchBots")),
     h("div.row", null, playBtn, tutorialButton(ctx, () => name.value.trim())),
     soloErr,
   );
@@ -158,7 +188,7 @@ export function showLobby(ctx) {
   const fName = h("input", { type: "text", id: "friends-table-name", placeholder: t("lobby.tableNameExample"), maxlength: 40 });
   const fMe = h("input", { type: "text", id: "friends-name", value: playerName(), placeholder: t("seat.you"), maxlength: 40, autocomplete: "nickname" });
   const seatList = h("div.seat-list", { id: "friends-seats" });
-  let botOptions = [["random", t("seat.botLevel.random")]];
+  let botOptions = [["random", botName("random")]];
   const drawSeats = () => {
     const n = Number(fPlayers.value);
     const rows = [];
@@ -359,21 +389,31 @@ export function showLobby(ctx) {
     }
   }
 
+  /** The bot menus (solo strength, friends' seats) from the server's list: research bots only when asked for. */
+  const drawBots = (want) => {
+    const shown = (n) => PEOPLES_BOTS.includes(n) || research.checked;
+    strength.replaceChildren(...botChoices(botNames, research.checked, botName));
+    strength.value = botNames.includes(want) && shown(want) ? want : PEOPLES_BOTS.find((n) => botNames.includes(n)) || botNames[0];
+    showAbout();
+    const seatBots = [...PEOPLES_BOTS.filter((n) => botNames.includes(n)), ...botNames.filter((n) => !PEOPLES_BOTS.includes(n) && research.checked)];
+    botOptions = seatBots.map((v) => [v, botName(v)]); // "Bot : moyen"
+    drawSeats();
+  };
+  research.addEventListener("change", () => {
+    savePrefs({ research: research.checked });
+    drawBots(strength.value);
+  });
+
   api
     .bots()
     .then((res) => {
       if (!alive) return;
-      const names = res.names || [];
-      const described = res.bots && typeof res.bots === "object" ? res.bots : {};
-      const label = (n) => botLabel(n, described);
-      const order = ["easy", "medium", "hard"].filter((n) => names.includes(n));
-      const rest = names.filter((n) => !order.includes(n));
-      const list = [...order, ...rest].map((n) => [n, label(n)]);
-      if (!list.length) return;
-      botOptions = list.map(([v]) => [v, has(`seat.botLevel.${v}`) ? t(`seat.botLevel.${v}`) : v]); // "Bot : moyen"
-      const want = strengthPicked ? strength.value : prefs.bot || res.default || list[0][0];
-      strength.replaceChildren(...list.map(([v, l]) => h("option", { value: v, selected: v === want }, l)));
-      drawSeats();
+      botNames = res.names || [];
+      described = res.bots && typeof res.bots === "object" ? res.bots : {};
+      if (!botNames.length) return;
+      const want = strengthPicked ? strength.value : prefs.bot || res.default || botNames[0];
+      if (!PEOPLES_BOTS.includes(want) && botNames.includes(want)) research.checked = true; // a research bot chosen before
+      drawBots(want);
     })
     .catch(() => {});
   refresh();
