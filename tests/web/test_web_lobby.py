@@ -109,6 +109,10 @@ def test_custom_rules_for_friends_follow_the_player_count(new_page, web_server):
     table_id = (page.get_attribute("#go-to-table", "href") or "").split("/")[-1]
     table = httpx.get(f"{web_server}/api/tables/{table_id}").json()["table"]
     assert table["rules"] == {"starting_coins": 30, "removed": 3, "refund": "down"}
+    # The form that made a table is done with (disabled); a fresh lobby's form remembers the custom rules.
+    expect(page.locator("#friends-rules")).to_be_disabled()
+    page.reload()
+    expect(page.locator("#friends-rules")).to_have_value("custom")
     # Back to a preset: the knobs are hidden, and what is sent is the preset's name.
     page.select_option("#friends-rules", "official")
     assert page.locator("#friends-custom").is_hidden()

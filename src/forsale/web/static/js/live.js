@@ -751,7 +751,9 @@ export function showTable(ctx, tableId, opts = {}) {
     const creator = seats.get(tableId)?.creator;
     const hintsToggle = creator && m.table && !m.table.rated && v.phase !== "over" ? hintsSwitch(tableId, creator, !!m.table.hints, (table) => ((m.table = table), draw())) : null;
     // Chat goes on after the game (a rematch is arranged there), so this switch stays at the end too.
-    const chatToggle = creator && m.table && !solo() ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
+    // A solo game is unlisted and has no invitation to share: nobody comes to watch, so no spectators' chat switch.
+    const unwatched = solo() && m.table && m.table.private && !m.table.invite_only;
+    const chatToggle = creator && m.table && !unwatched ? spectatorChatSwitch(tableId, creator, !!m.table.spectator_chat, (table) => ((m.table = table), chat.refresh(), draw()), ctx.toast) : null;
     const side = h("aside.side", null, memoryPanel(sc), hintsToggle, chatToggle, logPanel(sc));
     root.replaceChildren(h("div.game", { dataset: { phase: v.phase, moves: v.history.length, seat: m.seat ?? "" } }, board, side, dock));
     const newLog = root.querySelector(".log");
