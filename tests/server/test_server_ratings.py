@@ -142,12 +142,15 @@ def test_a_rated_solo_game_rates_the_account_and_the_bot(client: TestClient) -> 
     for row in rows:
         assert row["games"] == 1 and row["sigma"] < 25 / 3  # one game: less uncertain than a newcomer
         assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.01)
+        # What people read: 1500-centred, 40 points per point of mu - 3 sigma (a newcomer's 0 shows as 1500).
+        assert row["display"] == round(1500 + 40 * (row["mu"] - 3 * row["sigma"]))
     assert board(client, 3) == rows  # a 3-player game: its own scope holds the same
     assert board(client, 4) == [] and board(client, 2) == []
     assert [r["name"] for r in board(client, 0, "bots")] == ["random"]
     assert [r["name"] for r in board(client, 0, "people")] == ["Ann"]
     history = client.get("/api/players/Ann").json()["player"]["history"]
     assert [h["game"] for h in history["0"]] == [table_id] and [h["game"] for h in history["3"]] == [table_id]
+    assert [h["display"] for h in history["0"]] == [round(1500 + 40 * h["rating"]) for h in history["0"]]
     bot = client.get("/api/players/bot:random").json()["player"]
     assert bot["kind"] == "bot" and bot["ratings"]["0"]["games"] == 1
     assert [g["id"] for g in bot["games"]] == [table_id]

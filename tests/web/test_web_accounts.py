@@ -15,8 +15,10 @@ from collections.abc import Callable
 from playwright.sync_api import Page, expect
 
 PASSWORD = "correct horse battery staple"
-NUMBER = re.compile(r"^-?\d+([.,]\d+)?$")
-PLOT_LABEL = re.compile(r"^Rating after each rated game: 1 game, from -?[\d.]+ to -?[\d.]+$")
+# Ratings show on the 1500-centred scale (1500 + 40 * (mu - 3 sigma)): whole numbers near 1500, never "-2.76".
+NUMBER = re.compile(r"^1[0-9]{3}$")
+PLOT_LABEL = re.compile(r"^Rating after each rated game: 1 game, from 1[0-9]{3} to 1[0-9]{3}$")
+CHANGE = re.compile(r"^Your rating: 1500 → (1[0-9]{3}) \(([+−]\d+|±0)\)$")
 REPLAY = re.compile(r"^#/replay/[\w-]+$")
 
 
@@ -51,7 +53,7 @@ def start_solo(page: Page, rated: bool) -> None:
     page.wait_for_selector(".game[data-phase=auction]")
 
 
-def test_sign_up_play_a_rated_game_and_find_the_rating(new_page: Callable[..., Page], player) -> None:
+def test_sign_up_play_a_rated_game_and_find_the_rating(new_page: Callable[..., Page], player, shoot) -> None:
     page = new_page()
     page.goto("/")
     expect(page.locator("#solo-rated")).to_be_hidden()  # a guest has no rating to play for
@@ -64,6 +66,12 @@ def test_sign_up_play_a_rated_game_and_find_the_rating(new_page: Callable[..., P
     expect(page.locator("#solo-rated")).to_be_visible()
     start_solo(page, rated=True)
     player(page).play_to_end()
+    # The end screen says what the game did to the rating (a newcomer starts at 1500).
+    change = page.locator("#rating-change")
+    expect(change).to_have_text(CHANGE)
+    after = CHANGE.match(change.inner_text())
+    assert after is not None
+    shoot(page, "accounts-rated-end")
     page.click("#account-name-link")
     ratings = page.locator("#profile-ratings tbody tr")
     expect(ratings).to_have_count(2)  # every player count, and two players
@@ -72,6 +80,11 @@ def test_sign_up_play_a_rated_game_and_find_the_rating(new_page: Callable[..., P
     plot = page.locator("#rating-plot")
     expect(plot).to_have_attribute("role", "img")
     expect(plot).to_have_attribute("aria-label", PLOT_LABEL)
+    expect(overall).to_have_text(after.group(1))
+    # One game is a step from where a newcomer starts, not a lone dot: two points, and 1500 on the axis.
+    expect(plot.locator("circle")).to_have_count(2)
+    expect(plot.locator("text.tick", has_text="1500")).to_have_count(1)
+    shoot(page, "accounts-profile")
     expect(page.locator("#profile-games li")).to_have_count(1)
     expect(page.locator("#profile-games li a", has_text="Replay")).to_have_attribute("href", REPLAY)
     rating = overall.inner_text()

@@ -330,9 +330,25 @@ def describe(player: str, names: Mapping[str, str]) -> dict[str, Any]:
     return {"kind": "account", "name": names.get(player, "")}
 
 
+DISPLAY_CENTRE = 1500
+"""What a newcomer shows: the model's start (mu 25, sigma 25/3) has the ordinal ``mu - 3 sigma`` = 0."""
+DISPLAY_SCALE = 40
+"""Display points per point of ordinal: the familiar Elo-like range (a strong player some hundreds above 1500)."""
+
+
+def display_rating(ordinal: float) -> int:
+    """The rating as people read it: ``1500 + 40 * (mu - 3 sigma)``, a linear map of the same number.
+
+    ``-2.76`` and a newcomer's ``0`` mean nothing to a player; every rating site they know starts people
+    at about 1500. Linear, so the order (and the leaderboard) is the ordinal's.
+    """
+    return round(DISPLAY_CENTRE + DISPLAY_SCALE * ordinal)
+
+
 def shown(standing: Standing) -> dict[str, Any]:
     return {
         "rating": round(standing.ordinal, 2),
+        "display": display_rating(standing.ordinal),
         "mu": round(standing.mu, 3),
         "sigma": round(standing.sigma, 3),
         "games": standing.games,
@@ -371,7 +387,8 @@ def op_history(
             seen = bool(r["shown"])
             out.setdefault(r["players"], []).append(
                 {"game": r["game_id"] if seen else None, "at": r["at"] if seen else None,
-                 "rating": round(r["mu"] - 3 * r["sigma"], 2), "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
+                 "rating": round(r["mu"] - 3 * r["sigma"], 2), "display": display_rating(r["mu"] - 3 * r["sigma"]),
+                 "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
             )  # fmt: skip
         return out
 

@@ -72,3 +72,14 @@ export function shownTableName(name) {
 export function distinctNames(list) {
   return list.map((name, s) => (list.filter((x) => x === name).length > 1 ? `${name} ${s + 1}` : name));
 }
+
+/** Where a newcomer's rating shows (the model's start, mu - 3 sigma = 0), and display points per point of it. */
+export const RATING_START = 1500;
+
+/**
+ * A rating as people read it: the server's `display` (1500 + 40 * (mu - 3 sigma), docs/protocol.md), or the same
+ * map of `rating` from a server that predates it. "-2.76" means nothing to a player; "1390" does.
+ */
+export function shownRating(r) {
+  return typeof r.display === "number" ? r.display : Math.round(RATING_START + 40 * r.rating);
+}

@@ -1,7 +1,7 @@
 // The leaderboard (#/leaderboard?players=N&kind=K): people and bots by rating (mu - 3 sigma),
 // over every game or over the games of one player count; each name leads to that player's page.
 import { accountApi, playerHref } from "./account.js";
-import { h } from "./format.js";
+import { h, shownRating } from "./format.js";
 import { number, t } from "./i18n.js";
 
 const COUNTS = ["0", "2", "3", "4", "5", "6"];
@@ -45,7 +45,7 @@ export function showLeaderboard(ctx, params) {
                 { dataset: { kind: r.kind, name: r.name } },
                 h("td", null, number(r.rank)),
                 h("th", { scope: "row" }, h("a", { href: playerHref(r.name, r.kind === "bot") }, r.kind === "bot" ? t("profile.botTitle", { name: r.name }) : r.name)),
-                h("td.rating", null, number(r.rating)),
+                h("td.rating", null, String(shownRating(r))),
                 h("td", null, number(r.games)),
                 h("td", null, number(r.wins)),
               ),

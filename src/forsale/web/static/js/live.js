@@ -5,7 +5,7 @@ import { api, Connection, playerName, savePlayerName, seats } from "./api.js";
 import { felt, myArea, resultsTable, sceneFromView, seatName, seatsRow } from "./board.js";
 import { houseCard } from "./cards.js";
 import { chatPanel, spectatorChatSwitch } from "./chat.js";
-import { distinctNames, h, k, money, shownName, shownTableName } from "./format.js";
+import { distinctNames, h, k, money, RATING_START, shownName, shownRating, shownTableName } from "./format.js";
 import { has, t } from "./i18n.js";
 import { explainResult, fold, setupFromView, winners } from "./ledger.js";
 import { refusedText } from "./refused.js";
@@ -34,6 +34,8 @@ export function showTable(ctx, tableId, opts = {}) {
     memory: localStorage.getItem(MEMORY_KEY) === "on",
     error: null,
     rematch: null, // after the game: the offer as this seat sees it (docs/protocol.md, "rematch")
+    ratingAsked: false,
+    ratingChange: null, // after a rated game: this seat's {before, after} on the shown scale
   };
   let conn = null;
   let ticker = null;
@@ -586,6 +588,42 @@ export function showTable(ctx, tableId, opts = {}) {
     );
   }
 
+  /**
+   * After a rated game, this seat's rating before and after it, read from its player's history (one seat per
+   * account at a rated table). The server rates the game on its writer thread just behind the last event, so the
+   * history is asked a few times, a second apart, until the game is in it.
+   */
+  async function fetchRatingChange() {
+    const me = await account();
+    if (!me) return;
+    for (let tries = 0; tries < 10 && !gone; tries++) {
+      try {
+        const history = ((await accountApi.player(me.name)).player.history || {})["0"] || [];
+        const i = history.findIndex((p) => p.game === tableId);
+        if (i >= 0) {
+          m.ratingChange = { before: i > 0 ? shownRating(history[i - 1]) : RATING_START, after: shownRating(history[i]) };
+          if (!gone) draw();
+          return;
+        }
+      } catch {
+        return; // the end screen is whole without it
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  function ratingChangeLine() {
+    if (m.table && m.table.rated && !m.watch && m.seat !== null && m.seat !== undefined && !m.ratingAsked) {
+      m.ratingAsked = true;
+      fetchRatingChange();
+    }
+    const r = m.ratingChange;
+    if (!r) return null;
+    const d = r.after - r.before;
+    const change = d > 0 ? `+${d}` : d < 0 ? `−${-d}` : "±0";
+    return h("p.rating-change", { id: "rating-change" }, t("end.ratingChange", { before: String(r.before), after: String(r.after), change }));
+  }
+
   function endPanel(sc) {
     const win = winners(sc.scores, sc.coins);
     return h(
@@ -593,6 +631,7 @@ export function showTable(ctx, tableId, opts = {}) {
       { id: "end" },
       h("div.headline", null, h("strong", null, t("end.title"))),
       h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, sc.names.map((_, s) => seatName(sc, s)))),
+      ratingChangeLine(),
       resultsTable(sc, win),
       h(
         "div.end-actions",

@@ -3,7 +3,7 @@
 // on one's own page, the games in progress (back into each from any device) and the account's settings.
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
 import { call, seats } from "./api.js";
-import { h, shownNames, shownTableName } from "./format.js";
+import { h, RATING_START, shownNames, shownRating, shownTableName } from "./format.js";
 import { dateTime, joinList, language, number, t } from "./i18n.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -11,31 +11,37 @@ const SVG = "http://www.w3.org/2000/svg";
 function svg(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs || {})) el.setAttribute(key, value);
-  el.append(...children);
+  el.append(...children.filter((c) => c !== null));
   return el;
 }
 
-/** The rating after each rated game as a line, named for screen readers (and a table beside it that says the same). */
+/**
+ * The rating after each rated game as a line, on the scale people read (1500 for a newcomer), named for screen
+ * readers. The line starts where a newcomer starts, so that one game is a step from 1500 rather than a lone dot;
+ * the axis marks 1500, and the ticks are 1500 and the line's own low and high, rounded outwards to tens.
+ */
 function ratingPlot(points, label) {
   const width = 480;
   const height = 160;
-  const pad = 28;
-  const values = points.map((p) => p.rating);
-  const low = Math.min(...values, 0);
-  const high = Math.max(...values, 1);
-  const x = (i) => pad + (points.length === 1 ? (width - 2 * pad) / 2 : (i * (width - 2 * pad)) / (points.length - 1));
-  const y = (v) => height - pad - ((v - low) * (height - 2 * pad)) / (high - low || 1);
-  const summary = t("profile.plotSummary", { count: points.length, first: number(values[0]), last: number(values[values.length - 1]) });
-  const path = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(p.rating).toFixed(1)}`).join(" ");
+  const pad = 36;
+  const values = [RATING_START, ...points.map(shownRating)];
+  const low = Math.floor((Math.min(...values) - 5) / 10) * 10;
+  const high = Math.ceil((Math.max(...values) + 5) / 10) * 10;
+  const x = (i) => pad + (i * (width - 2 * pad)) / (values.length - 1);
+  const y = (v) => height - 16 - ((v - low) * (height - 32)) / (high - low);
+  const summary = t("profile.plotSummary", { count: points.length, first: String(values[1]), last: String(values[values.length - 1]) });
+  const path = values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
   return svg(
     "svg",
     { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `${label}: ${summary}`, class: "rating-plot", id: "rating-plot" },
     svg("title", {}, `${label}: ${summary}`),
-    svg("line", { x1: pad, y1: y(0), x2: width - pad, y2: y(0), class: "axis" }),
-    svg("text", { x: 2, y: y(high) + 4, class: "tick" }, number(Math.round(high))),
-    svg("text", { x: 2, y: y(low) + 4, class: "tick" }, number(Math.round(low))),
+    svg("line", { x1: pad, y1: y(RATING_START), x2: width - 8, y2: y(RATING_START), class: "axis" }),
+    // 1500's tick always; the low and high ones where they do not collide with it.
+    ...[RATING_START, high, low]
+      .filter((v, i) => i === 0 || Math.abs(y(v) - y(RATING_START)) > 16)
+      .map((v) => svg("text", { x: 2, y: y(v) + 4, class: "tick" }, String(v))),
     svg("path", { d: path, class: "line" }),
-    ...points.map((p, i) => svg("circle", { cx: x(i), cy: y(p.rating), r: 3, class: "dot" })),
+    ...values.map((v, i) => svg("circle", { cx: x(i), cy: y(v), r: i ? 3 : 2, class: i ? "dot" : "dot start" })),
   );
 }
 
@@ -50,7 +56,7 @@ function ratingsTable(ratings) {
     { id: "profile-ratings" },
     h("caption", null, t("profile.ratings")),
     h("thead", null, h("tr", null, h("th", { scope: "col" }, t("board.players")), h("th", { scope: "col" }, t("board.rating")), h("th", { scope: "col" }, t("board.games")), h("th", { scope: "col" }, t("board.wins")))),
-    h("tbody", null, scopes.map((n) => h("tr", { dataset: { players: n } }, h("th", { scope: "row" }, countLabel(n)), h("td.rating", null, number(ratings[n].rating)), h("td", null, number(ratings[n].games)), h("td", null, number(ratings[n].wins))))),
+    h("tbody", null, scopes.map((n) => h("tr", { dataset: { players: n } }, h("th", { scope: "row" }, countLabel(n)), h("td.rating", null, String(shownRating(ratings[n]))), h("td", null, number(ratings[n].games)), h("td", null, number(ratings[n].wins))))),
   );
 }
 
