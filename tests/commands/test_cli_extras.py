@@ -42,6 +42,8 @@ IMPORT_NAMES = {
     "openskill": "openskill",
     "ray": "ray",
     "fastapi": "fastapi",
+    "fastapi-offline": "fastapi_offline",
+    "prometheus-client": "prometheus_client",
     "starlette": "starlette",
     "uvicorn": "uvicorn",
     "websockets": "websockets",

@@ -30,7 +30,10 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "play": ("tui", ("rich",)),
     "show": ("tui", ("rich",)),
     "analyse": ("tui", ("rich",)),
-    "serve": ("server", ("fastapi", "starlette", "pydantic", "sqlalchemy", "uvicorn", "websockets", "openskill")),
+    "serve": (
+        "server",
+        ("fastapi", "starlette", "pydantic", "sqlalchemy", "uvicorn", "websockets", "openskill", "prometheus_client"),
+    ),
     "serve --db postgresql://": ("server", ("psycopg",)),
     "ratings": ("server", ("sqlalchemy", "openskill")),
     "ratings --db postgresql://": ("server", ("psycopg",)),
