@@ -28,10 +28,15 @@ MISTAKES = "() => [...document.querySelectorAll('#mistakes li')].map(li => Numbe
 def check_panel(page, expected, players: int) -> None:
     page.wait_for_selector("#analysis[data-ready=true]")
     assert page.evaluate(CHART) == [list(p) for p in expected.chances]
-    assert page.evaluate(MISTAKES) == [d.move for d in expected.costliest(0, 5)]
+    # Only decisions that cost a point or more (rounded) are listed: "+0 points" is no mistake.
+    assert page.evaluate(MISTAKES) == [d.move for d in expected.costliest(0, 5) if round(d.loss * 100) > 0]
+    # The x-axis marks the rounds (as the replay's buttons: A1 … then the sales), not only "moves".
+    marks = page.eval_on_selector_all("#chance-chart .round-mark", "ts => ts.map(t => t.lastChild.textContent)")
+    assert marks[0] == "A1" and any(m.startswith("S") for m in marks), marks
+    assert page.locator("#chance-chart .sale-band").count() == 1
     svg = page.locator("#chance-chart")
     assert svg.get_attribute("role") == "img"
-    assert page.locator("#chance-chart title").text_content() and page.locator("#chance-chart desc").text_content()
+    assert page.locator("#chance-chart > title").text_content() and page.locator("#chance-chart > desc").text_content()
     dashes = page.evaluate(
         "() => [...document.querySelectorAll('#chance-chart .seat-line polyline')].map(p => p.getAttribute('stroke-dasharray'))"
     )
@@ -57,18 +62,21 @@ def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new
     record = httpx.get(f"{server.base}/api/tables/{table_id}/record").json()
     expected = analyse(record, seat=0, budget=BUDGET, seed=0)
     check_panel(page, expected, 3)
-    first = expected.costliest(0, 5)
+    first = [d for d in expected.costliest(0, 5) if round(d.loss * 100) > 0]
     if first:  # the words name the better move and the gain
         text = page.locator("#mistakes li").first.inner_text()
         gain = round(first[0].loss * 100)
         assert f"+{gain} point{'' if gain == 1 else 's'}" in text  # "+1 point", "+2 points"
     else:
         assert page.locator("#mistakes-none").is_visible()
+    legend = "() => [...document.querySelectorAll('#analysis .chart-legend li')].map(li => li.textContent.trim())"
+    assert page.evaluate(legend)[0] == "You"
     shoot(page, "analysis-end")
 
-    page.goto(f"{server.base}/#/replay/{table_id}")
+    page.click("#replay-link")  # within the page, as a player goes: the end screen's panel must not come along
     page.wait_for_selector("#replay-stage")
     check_panel(page, expected, 3)
+    assert page.evaluate(legend)[0] == "Ann"  # the replay names the seat; its chart's legend too
     shoot(page, "analysis-replay")
 
     spectator = new_page()

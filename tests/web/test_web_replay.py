@@ -7,6 +7,7 @@ import re
 import time
 
 import httpx
+from playwright.sync_api import expect
 
 from forsale import from_record, new_game
 from forsale.record import to_record
@@ -67,6 +68,17 @@ def test_replay_viewer_steps_through_a_finished_game(new_page, shoot, reveal_set
     assert shown == {s: f"${score:,},000" if score else "$0" for s, score in enumerate(final.scores())}
 
     # Back to the deal: the first houses on offer, everyone's starting coins.
+    page.click("#replay-start")
+    assert page.locator("#replay-step").inner_text() == f"move 0 of {total}"
+    # Auto-play steps on by itself (a move a second) until paused; any move of the reader's also stops it.
+    page.click("#replay-play")
+    expect(page.locator("#replay-play")).to_have_attribute("aria-label", "pause")
+    expect(page.locator("#replay-step")).to_have_text(f"move 2 of {total}", timeout=5000)
+    page.click("#replay-play")
+    expect(page.locator("#replay-play")).to_have_attribute("aria-label", "play, a move a second")
+    paused = page.locator("#replay-step").inner_text()
+    page.wait_for_timeout(1300)  # longer than a step: a paused replay must not have moved
+    assert page.locator("#replay-step").inner_text() == paused
     page.click("#replay-start")
     assert page.locator("#replay-step").inner_text() == f"move 0 of {total}"
     offer = page.eval_on_selector_all(".offer .card.house", "els => els.map(e => +e.dataset.house)")

@@ -43,8 +43,40 @@ function marker(kind, x, y, colour) {
   return s("polygon", { points: [0, 1, 2, 3, 4].map((i) => { const a = -Math.PI / 2 + (i * 4 * Math.PI) / 5; return `${x + r * 1.3 * Math.cos(a)},${y + r * 1.3 * Math.sin(a)}`; }).join(" "), ...common });
 }
 
-/** The chart of every seat's chance of winning after each move, with its legend and its table. */
-export function chanceChart(chances, names) {
+/**
+ * The rounds of a game as spans of its moves (record form, docs/record-format.md): an auction ends at its
+ * (n-1)th pass, and each `sell` move is a whole sale round. Move i is the chart's step from i to i + 1.
+ */
+export function roundSpans(moves, n) {
+  const spans = [];
+  let passes = 0;
+  let auctions = 0;
+  let sales = 0;
+  moves.forEach((mv, i) => {
+    if (mv && mv.sell) {
+      spans.push({ phase: "sale", round: sales++, from: i, to: i + 1 });
+      return;
+    }
+    let span = spans[spans.length - 1];
+    if (!span || span.phase !== "auction" || span.closed) {
+      span = { phase: "auction", round: auctions++, from: i, to: i + 1 };
+      spans.push(span);
+    }
+    span.to = i + 1;
+    if (mv && mv.pass && ++passes === n - 1) {
+      span.closed = true;
+      passes = 0;
+    }
+  });
+  return spans;
+}
+
+/**
+ * The chart of every seat's chance of winning after each move, with its legend and its table. With the game's
+ * `moves`, the x-axis marks its rounds (A1, A2 … S1 … as the replay's round buttons do, the sales shaded), so a
+ * reader sees in which auction or sale a chance turned; without them it says only "moves".
+ */
+export function chanceChart(chances, names, moves = null) {
   const W = 640, H = 260, L = 60, R = 12, T = 12, B = 30; // L: room for "100 %" at a phone's larger labels
   const steps = Math.max(1, chances.length - 1);
   const x = (i) => L + ((W - L - R) * i) / steps;
@@ -62,7 +94,29 @@ export function chanceChart(chances, names) {
     svg.append(s("line", { x1: L, x2: W - R, y1: y(c), y2: y(c), class: "grid", stroke: "currentColor", "stroke-opacity": c === 0 ? 0.6 : 0.15 }));
     svg.append(s("text", { x: L - 6, y: y(c) + 4, "text-anchor": "end", "font-size": 11, fill: "currentColor" }, percent(c)));
   }
-  svg.append(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, t("analysis.axisMoves")));
+  const spans = moves && moves.length === steps ? roundSpans(moves, names.length) : [];
+  if (!spans.length) {
+    svg.append(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 11, fill: "currentColor" }, t("analysis.axisMoves")));
+  }
+  const sales = spans.filter((sp) => sp.phase === "sale");
+  if (sales.length) {
+    const from = x(sales[0].from), to = x(sales[sales.length - 1].to);
+    svg.append(s("rect", { x: from, y: T, width: to - from, height: H - T - B, fill: "currentColor", "fill-opacity": 0.06, class: "sale-band" }));
+  }
+  const axisMark = (label, title, cx) =>
+    s("text", { x: cx, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "currentColor", class: "round-mark" }, s("title", {}, title), label);
+  for (const sp of spans) {
+    if (sp.from > 0) svg.append(s("line", { x1: x(sp.from), x2: x(sp.from), y1: T, y2: H - B + 4, stroke: "currentColor", "stroke-opacity": sp.phase === "sale" && sp.round > 0 ? 0.1 : 0.3 }));
+  }
+  // A round's mark where it has room (about 22 units); the sale rounds, one move each, share one mark otherwise.
+  const roomy = (sp) => x(sp.to) - x(sp.from) >= 22;
+  for (const sp of spans.filter((sp) => sp.phase === "auction" || sales.every(roomy))) {
+    svg.append(axisMark(t(`replay.mark.${sp.phase}`, { round: sp.round + 1 }), t(`replay.mark.${sp.phase}Title`, { round: sp.round + 1 }), (x(sp.from) + x(sp.to)) / 2));
+  }
+  if (sales.length && !sales.every(roomy)) {
+    const range = `1–${sales.length}`;
+    svg.append(axisMark(t("replay.mark.sale", { round: range }), t("replay.mark.saleTitle", { round: range }), (x(sales[0].from) + x(sales[sales.length - 1].to)) / 2));
+  }
   names.forEach((_, seat) => {
     const colour = COLOURS[seat % COLOURS.length];
     const points = chances.map((p, i) => `${x(i).toFixed(1)},${y(p[seat]).toFixed(1)}`).join(" ");
@@ -100,7 +154,9 @@ function roundName(d) {
 }
 
 /** The viewing seat's costliest decisions, each with the better move and what it would have changed. */
-export function mistakesList(costliest) {
+export function mistakesList(all) {
+  // A decision that cost no point (rounded) is not a mistake: "+0 points" listed as costly confused people.
+  const costliest = all.filter((d) => Math.round(d.loss * 100) > 0);
   if (!costliest.length) return h("p.empty", { id: "mistakes-none" }, t("analysis.noMistakes"));
   return h(
     "ol.mistakes",
@@ -127,10 +183,12 @@ export function mistakesList(costliest) {
  * chart and, for a seated viewer (`token`), the costliest decisions. `names`: the seats' names; `invite`: the
  * invitation code that admits a spectator to a private table (a seat's token admits its player).
  */
-let lastPanel = null; // the end screen redraws: one panel per table and viewer, fetched once
+let lastPanel = null; // the end screen redraws: one panel per table, viewer and names, fetched once
 
-export function analysisPanel(tableId, token, names, invite = null) {
-  if (lastPanel && lastPanel.tableId === tableId && lastPanel.token === token) return lastPanel.el;
+export function analysisPanel(tableId, token, names, invite = null, moves = null) {
+  // The names are part of the key: the end screen says "You" where its replay names the seat (the legend too).
+  const key = names.join("\u0000");
+  if (lastPanel && lastPanel.tableId === tableId && lastPanel.token === token && lastPanel.key === key) return lastPanel.el;
   const status = h("p.analysis-status", { id: "analysis-status", role: "status" }, t("analysis.pending"));
   const panel = h("section.analysis.panel", { id: "analysis", "aria-labelledby": "analysis-title" }, h("h3", { id: "analysis-title" }, t("analysis.title")), status);
   const query = token ? `?token=${encodeURIComponent(token)}` : invite ? `?invite=${encodeURIComponent(invite)}` : "";
@@ -156,13 +214,13 @@ export function analysisPanel(tableId, token, names, invite = null) {
     }
     status.textContent = t("analysis.ready", { budget: data.budget });
     panel.dataset.ready = "true";
-    panel.append(chanceChart(data.chances, names));
+    panel.append(chanceChart(data.chances, names, moves));
     if (data.seat !== null && data.seat !== undefined) {
       panel.append(h("h4", null, t("analysis.yourMistakes")), mistakesList(data.costliest));
     }
   }
   ask();
-  lastPanel = { tableId, token, el: panel };
+  lastPanel = { tableId, token, key, el: panel };
   return panel;
 }
 

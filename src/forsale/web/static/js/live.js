@@ -642,7 +642,7 @@ export function showTable(ctx, tableId, opts = {}) {
         // In the same row as the other three (alone on a line of its own, it looked left over).
         rematchBox(sc),
       ),
-      analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s)), seats.get(tableId)?.invite),
+      analysisPanel(tableId, m.token, sc.names.map((_, s) => seatName(sc, s)), seats.get(tableId)?.invite, m.view ? m.view.history : null),
     );
   }
 

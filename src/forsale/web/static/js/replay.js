@@ -13,6 +13,9 @@ import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
 import { presetName } from "./rulesform.js";
 import { describe } from "./story.js";
 
+/** Auto-play's pace: a move a second, about a table's pace, slow enough to read the caption. */
+const PLAY_MS = 1000;
+
 export function showReplay(ctx, id) {
   const root = h("div.replay");
   ctx.app.replaceChildren(root, h("p.empty", null, t("replay.loading")));
@@ -84,16 +87,43 @@ export function showReplay(ctx, id) {
     }
 
     const slider = h("input", { type: "range", min: 0, max: total, value: step, id: "replay-slider", "aria-label": t("replay.slider") });
-    slider.addEventListener("input", () => go(Number(slider.value)));
+    slider.addEventListener("input", () => jump(Number(slider.value)));
     const counter = h("span", { id: "replay-step", "aria-live": "polite" });
+    // Auto-play: one move a second, as watching a game at a table; any other move of the reader's stops it.
+    let playing = null;
+    const playButton = h("button.btn", { type: "button", id: "replay-play", onclick: () => (playing ? stop() : play()) });
+    const showPlaying = () => {
+      playButton.textContent = playing ? "❚❚" : "⏵";
+      playButton.title = t(playing ? "replay.pause" : "replay.play");
+      playButton.setAttribute("aria-label", playButton.title);
+    };
+    function stop() {
+      clearInterval(playing);
+      playing = null;
+      showPlaying();
+    }
+    function play() {
+      if (step >= total) go(0);
+      playing = setInterval(() => {
+        if (!alive || !playButton.isConnected || step >= total) stop();
+        else go(step + 1);
+      }, PLAY_MS);
+      showPlaying();
+    }
+    const jump = (i) => {
+      stop();
+      go(i);
+    };
+    showPlaying();
     const btn = (label, title, fn, id) => h("button.btn", { type: "button", title, "aria-label": title, onclick: fn, id }, label);
     const controls = h(
       "div.replay-controls.panel",
       null,
-      btn("◀◀", t("replay.start"), () => go(0), "replay-start"),
-      btn("◀", t("replay.back"), () => go(step - 1), "replay-back"),
-      btn("▶", t("replay.forward"), () => go(step + 1), "replay-forward"),
-      btn("▶▶", t("replay.end"), () => go(total), "replay-end"),
+      btn("◀◀", t("replay.start"), () => jump(0), "replay-start"),
+      btn("◀", t("replay.back"), () => jump(step - 1), "replay-back"),
+      playButton,
+      btn("▶", t("replay.forward"), () => jump(step + 1), "replay-forward"),
+      btn("▶▶", t("replay.end"), () => jump(total), "replay-end"),
       slider,
       counter,
     );
@@ -131,7 +161,7 @@ export function showReplay(ctx, id) {
       let extra = null;
       if (st.phase === "over") {
         const win = winners(sc.scores, sc.coins);
-        const analysis = id && id !== "file" ? analysisPanel(id, seats.get(id)?.token || null, names) : null;
+        const analysis = id && id !== "file" ? analysisPanel(id, seats.get(id)?.token || null, names, null, setup.moves) : null;
         extra = h("div.end", null, h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, names)), resultsTable(sc, win), analysis);
       }
       stage.replaceChildren(seatsRow(sc), felt(sc, extra));
@@ -141,7 +171,7 @@ export function showReplay(ctx, id) {
       });
       roundsNav.replaceChildren(
         ...marks.map((mk, j) =>
-          h(`button.btn${j === here ? ".here" : ""}`, { type: "button", title: mk.title || mk.label, "aria-current": j === here ? "step" : null, onclick: () => go(mk.step), dataset: { step: mk.step } }, mk.label),
+          h(`button.btn${j === here ? ".here" : ""}`, { type: "button", title: mk.title || mk.label, "aria-current": j === here ? "step" : null, onclick: () => jump(mk.step), dataset: { step: mk.step } }, mk.label),
         ),
       );
       for (const b of controls.querySelectorAll("button")) {
@@ -152,10 +182,10 @@ export function showReplay(ctx, id) {
 
     keyHandler = (event) => {
       if (event.target.tagName === "INPUT" || event.target.tagName === "SELECT") return;
-      if (event.key === "ArrowRight") go(step + 1);
-      else if (event.key === "ArrowLeft") go(step - 1);
-      else if (event.key === "Home") go(0);
-      else if (event.key === "End") go(total);
+      if (event.key === "ArrowRight") jump(step + 1);
+      else if (event.key === "ArrowLeft") jump(step - 1);
+      else if (event.key === "Home") jump(0);
+      else if (event.key === "End") jump(total);
       else return;
       event.preventDefault();
     };
