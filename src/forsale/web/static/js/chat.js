@@ -59,22 +59,28 @@ export function chatPanel({ send, me, canWrite }) {
   // New messages while the chat is out of sight (below the table, on a phone below the fold) are counted on a
   // badge that stays in view; it takes the player to the chat and goes once the chat has been seen.
   let unread = 0;
-  let inView = true;
+  let seenUpTo = 0; // the newest message the player has had in sight (or that came with the table's history)
+  let historyCame = false;
   const badge = h("button.btn.chat-unread", { type: "button", id: "chat-unread", hidden: true, onclick: () => el.scrollIntoView({ block: "nearest" }) });
   const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, title, live, mutedLine, readOnly, form, badge);
   function showUnread() {
     badge.hidden = unread === 0;
     if (unread) badge.textContent = t("chat.unread", { count: unread });
   }
-  if (typeof IntersectionObserver === "function") {
-    new IntersectionObserver((entries) => {
-      inView = entries.some((e) => e.isIntersecting);
-      if (inView && unread) {
-        unread = 0;
-        showUnread();
-      }
-    }).observe(live);
+  /** Whether the chat's messages are on screen now: measured when asked, so no observer's timing can be stale. */
+  function inView() {
+    const r = live.getBoundingClientRect();
+    return live.isConnected && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
   }
+  /** Counts the messages from others that arrived since the chat was last in sight; none while it is. */
+  function countUnread() {
+    const newest = Math.max(0, ...messages.keys());
+    if (inView()) seenUpTo = newest;
+    const mine = (m) => m.seat !== null && m.seat === me();
+    unread = [...messages.values()].filter((m) => m.n > seenUpTo && !mine(m) && !muted.has(m.name || t("chat.spectator"))).length;
+    showUnread();
+  }
+  if (typeof IntersectionObserver === "function") new IntersectionObserver(() => countUnread()).observe(live);
 
   function toggleMute(name) {
     if (muted.has(name)) muted.delete(name);
@@ -124,7 +130,11 @@ export function chatPanel({ send, me, canWrite }) {
     history(list) {
       messages.clear();
       for (const m of list || []) messages.set(m.n, m);
+      // What was said before this page came is not news; what a reconnection brings again is counted as usual.
+      if (!historyCame) seenUpTo = Math.max(0, ...messages.keys());
+      historyCame = true;
       draw();
+      countUnread();
     },
     add(message) {
       const newest = Math.max(0, ...messages.keys());
@@ -136,10 +146,7 @@ export function chatPanel({ send, me, canWrite }) {
       log.querySelector("li.empty")?.remove();
       log.append(line(message));
       if (atBottom) log.scrollTop = log.scrollHeight;
-      if (!inView && !(message.seat !== null && message.seat === me())) {
-        unread += 1;
-        showUnread();
-      }
+      countUnread();
     },
     refresh: draw,
   };
