@@ -66,6 +66,10 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     expect(bob.locator(".memory")).to_contain_text("turned the memory aid off")
 
     # Bob's chat is below the fold on his phone: a message from Ann is counted on a badge he can see.
+    # (At the top of the table: clicking "Sit down" may have scrolled the join page, and a page scrolled down
+    # to its chat is one where the message is in sight, so not news.)
+    bob.evaluate("() => window.scrollTo(0, 0)")
+    assert bob.evaluate("() => document.querySelector('#chat-live').getBoundingClientRect().top >= innerHeight")
     expect(bob.locator("#chat-unread")).to_be_hidden()
     ann.fill("#chat-input", "hello Bob")
     ann.press("#chat-input", "Enter")
