@@ -68,6 +68,8 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     # Bob's chat is below the fold on his phone: a message from Ann is counted on a badge he can see.
     # (At the top of the table: clicking "Sit down" may have scrolled the join page, and a page scrolled down
     # to its chat is one where the message is in sight, so not news.)
+    # A short window keeps the chat below the fold whatever the table above it holds.
+    bob.set_viewport_size({"width": 390, "height": 300})
     bob.evaluate("() => window.scrollTo(0, 0)")
     assert bob.evaluate("() => document.querySelector('#chat-live').getBoundingClientRect().top >= innerHeight")
     expect(bob.locator("#chat-unread")).to_be_hidden()
@@ -79,6 +81,7 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     bob.click("#chat-unread")
     expect(bob.locator("#chat-unread")).to_be_hidden()
     expect(bob.locator("#chat-log")).to_contain_text("hello Bob")
+    bob.set_viewport_size({"width": 390, "height": 844})
     bob.evaluate("() => window.scrollTo(0, 0)")
 
     a, b = player(ann), player(bob)
