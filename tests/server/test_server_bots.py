@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from forsale.bots.registry import PLAYER_BOTS
 from forsale.server import create_app
 from forsale.server.botrunner import MAX_SAMPLES
 
@@ -27,7 +28,8 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'bots.sqlite3'}", max_bot_time=2)) as client:
+    """A server for measuring bots (``--research-bots``): every registered bot is offered."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'bots.sqlite3'}", max_bot_time=2, research_bots=True)) as client:
         yield client
 
 
@@ -128,3 +130,27 @@ def test_the_bot_list_offers_the_bots_that_can_play_here(client: TestClient) -> 
     for name in listed["names"]:
         seated = [client.post("/api/solo", json={"players": n, "bot": name}).status_code for n in (3, 4)]
         assert 201 in seated, name
+
+
+def test_a_public_server_offers_peoples_levels_only_and_refuses_a_research_bot_in_words(tmp_path: Path) -> None:
+    """Without ``research_bots`` the list holds people's levels, and a seat for a research bot is refused by name."""
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'public.sqlite3'}")) as client:
+        listed = client.get("/api/bots").json()
+        assert listed["names"] == sorted(PLAYER_BOTS) and set(listed["bots"]) == set(PLAYER_BOTS)
+        assert listed["default"] in listed["names"]
+        for spec in ("hard-v1", "expert", "value:seed=1", "ppo"):
+            for path, body in (
+                ("/api/tables", {"players": 4, "seats": [spec, None, None, None]}),
+                ("/api/solo", {"players": 4, "bot": spec}),
+                ("/api/solo", {"players": 4, "bots": ["random", spec, "medium"]}),
+            ):
+                refused = client.post(path, json=body)
+                assert refused.status_code == 400, (spec, path, refused.text)
+                error = refused.json()["error"]
+                assert error["code"] == "bad_bot", error
+                name = spec.split(":")[0]
+                assert f"bot {name!r} is a research bot" in error["message"] and "--research-bots" in error["message"]
+        assert (
+            client.post("/api/solo", json={"players": 4, "bots": ["easy", "hard:time=0.1", "random"]}).status_code
+            == 201
+        )

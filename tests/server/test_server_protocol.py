@@ -163,7 +163,7 @@ def test_solo_game_in_one_request_with_bots_filling_the_seats(client: TestClient
 
 
 def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: TestClient) -> None:
-    created = client.post("/api/tables", json={"players": 3, "seats": ["random", "random", "expert"]})
+    created = client.post("/api/tables", json={"players": 3, "seats": ["random", "random", "medium"]})
     table_id = created.json()["table"]["id"]
     assert created.json()["table"]["name"] == "Table of 3"  # the default, in English: pages say it in their language
     with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
@@ -175,8 +175,8 @@ def test_bots_play_a_table_of_bots_to_the_end_while_a_spectator_watches(client: 
     assert from_record(client.get(f"/api/tables/{table_id}/record").json()).is_over
     # The listing of finished games names each seat's bot, so that a page can name the bots in its language.
     (listed,) = client.get("/api/tables?status=over").json()["tables"]
-    assert listed["names"] == ["random bot", "random bot", "expert bot"]
-    assert listed["bots"] == ["random", "random", "expert"]
+    assert listed["names"] == ["random bot", "random bot", "medium bot"]
+    assert listed["bots"] == ["random", "random", "medium"]
 
 
 def test_a_solo_game_takes_a_name_if_given_one(client: TestClient) -> None:

@@ -54,8 +54,9 @@ def server_factory(tmp_path: Path, serve_process: type[Any]) -> Iterator[Callabl
     """Servers a test starts, kills and restarts itself, on one database (stopped at the end)."""
     made: list[Any] = []
 
-    def make(port: int | None = None) -> Any:
-        server = serve_process(f"sqlite:///{tmp_path / 'own.sqlite3'}", tmp_path, port=port)
+    def make(port: int | None = None, *extra: str) -> Any:
+        """A server on ``port`` (a free one if None), with ``extra`` arguments for ``forsale serve``."""
+        server = serve_process(f"sqlite:///{tmp_path / 'own.sqlite3'}", tmp_path, *extra, port=port)
         made.append(server)
         return server
 

@@ -140,24 +140,36 @@ def test_choices_made_before_the_bot_list_arrives_are_kept(new_page, web_server)
     assert [page.input_value(f"#friends-seat-{i}") for i in range(4)] == ["me", "random", "medium", "human"]
 
 
-def test_the_bot_menu_offers_levels_described_for_players_and_research_bots_only_when_asked(new_page, web_server):
+def test_the_bot_menu_offers_levels_described_for_players_and_research_bots_only_when_asked(
+    new_page, web_server, server_factory
+):
     """People choose a level by what it means to them; the research bots are the developers' and stay folded away.
 
-    The description sits beside the menu, not in it, so that a select never cuts it ("medium — the ex…").
+    A public server (``forsale serve``) offers no research bots, so the page offers no switch for them; a server
+    started with ``--research-bots`` lists them, folded behind the switch. The description sits beside the
+    menu, not in it, so that a select never cuts it ("medium — the ex…").
     """
-    listed = httpx.get(f"{web_server}/api/bots").json()["names"]
-    assert {"hard-v1", "value"} <= set(listed)  # else the folding below would prove nothing
+    assert httpx.get(f"{web_server}/api/bots").json()["names"] == ["easy", "hard", "medium", "random"]
     page = new_page(locale="fr-FR", width=390, height=844)
     page.goto("/")
     page.wait_for_selector("#solo-bot option[value=hard]", state="attached")
     values = page.eval_on_selector_all("#solo-bot option", "os => os.map(o => o.value)")
     assert values == ["easy", "medium", "hard", "random"]
+    expect(page.locator("#show-research")).to_be_hidden()  # nothing to show on this server
     seat_values = page.eval_on_selector_all("#friends-seat-1 option", "os => os.map(o => o.value)")
     assert seat_values == ["human", "easy", "medium", "hard", "random"]
     page.select_option("#solo-bot", "medium")
     expect(page.locator("#solo-bot-about")).to_have_text("un joueur régulier et expérimenté")
     # The menu shows the level's name only: nothing cut, whatever the language.
     assert page.eval_on_selector("#solo-bot", "s => s.options[s.selectedIndex].text") == "moyen"
+
+    research = server_factory(None, "--research-bots").start()
+    assert {"hard-v1", "value"} <= set(httpx.get(f"{research.base}/api/bots").json()["names"])
+    page = new_page(locale="fr-FR", width=390, height=844)
+    page.goto(research.base + "/")
+    page.wait_for_selector("#solo-bot option[value=hard]", state="attached")
+    values = page.eval_on_selector_all("#solo-bot option", "os => os.map(o => o.value)")
+    assert values == ["easy", "medium", "hard", "random"]  # folded until asked for
     page.check("#show-research")
     page.wait_for_selector("#solo-bot optgroup option[value=hard-v1]", state="attached")
     assert page.locator("#friends-seat-1 option[value=value]").count() == 1

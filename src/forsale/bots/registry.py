@@ -22,6 +22,11 @@ Factory = Callable[..., Agent]
 DEFAULT_BOT = "medium"
 """The bot a seat gets when nobody names one (the server, ``forsale play``); registered by ``forsale.bots.search``."""
 
+PLAYER_BOTS = ("easy", "medium", "hard", "random")
+"""The levels people are offered. Every other bot this package registers (``expert``, ``hard-v1``, ``ppo``, the
+baselines) is a *research bot* (:func:`research_bot`): a measurement opponent, which a public server does not
+offer unless its operator asks for it (``forsale serve --research-bots``)."""
+
 _FACTORIES: dict[str, tuple[Factory, str]] = {}
 # Bots built by name but listed nowhere (no bot list, no /api/bots, no table of the server): measurement opponents.
 _UNLISTED: dict[str, tuple[Factory, str]] = {}
@@ -132,6 +137,19 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(f"bad options for bot {name!r}: {error}") from None
     except (TypeError, AttributeError, ArithmeticError) as error:  # an option of the wrong kind
         raise ValueError(f"bad options for bot {name!r}: {error}") from None
+
+
+def research_bot(name: str) -> bool:
+    """Whether ``name`` is one of this package's research bots: registered by one of its own bot modules and not
+    in :data:`PLAYER_BOTS`. A bot registered by any other module (a server's ``--bot-module``) is not: whoever
+    loaded it means it to be played.
+
+    >>> research_bot("hard-v1"), research_bot("hard"), research_bot("no-such-bot")
+    (True, False, False)
+    """
+    _load()
+    entry = _FACTORIES.get(name)
+    return entry is not None and name not in PLAYER_BOTS and entry[0].__module__ in _BOT_MODULES
 
 
 def agent_names(rules: Ruleset | None = None) -> list[str]:

@@ -64,6 +64,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "forsale analyse --budget gives the same numbers)",
     )
     p.add_argument(
+        "--research-bots",
+        action="store_true",
+        help="also offer and seat the research bots (expert, hard-v1, ppo, the baselines), for a server that "
+        "measures bots; by default only people's levels are offered (easy, medium, hard, random)",
+    )
+    p.add_argument(
         "--bot-module",
         action="append",
         default=[],
@@ -262,6 +268,7 @@ def run(args: argparse.Namespace) -> int:
         bot_workers=args.bot_workers,
         max_bot_time=args.max_bot_time,
         bot_modules=tuple(args.bot_module),
+        research_bots=args.research_bots,
         rest_rate=args.rest_rate,
         metrics_from=args.metrics_from,
         rest_burst=max(500.0, 10 * args.rest_rate),

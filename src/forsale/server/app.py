@@ -33,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
+from ..bots.registry import research_bot
 from ..rules import MAX_PLAYERS, MIN_PLAYERS
 from . import (
     collector,
@@ -259,6 +260,7 @@ def create_app(
     games_per_client: int | None = None,
     waiting_expiry: float | None = WAITING_EXPIRY,
     metrics_from: str = routes_metrics.LOOPBACK,
+    research_bots: bool = False,
 ) -> FastAPI:
     """The server application.
 
@@ -292,6 +294,9 @@ def create_app(
     ``waiting_expiry``: seconds a waiting table nobody is connected to stays open (``None``: for ever).
     See :mod:`forsale.server.fairshare`. ``metrics_from``: the client addresses or networks ``/metrics``
     answers (comma-separated; loopback by default: :mod:`forsale.server.routes_metrics`).
+    ``research_bots``: list and seat this package's research bots too (``expert``, ``hard-v1``, ``ppo``, the
+    baselines: :func:`forsale.bots.registry.research_bot`); a public server offers people's levels only
+    (:data:`~forsale.bots.registry.PLAYER_BOTS`, and any bot a ``bot_modules`` module registers).
     """
     metrics_networks = routes_metrics.networks(metrics_from)  # a malformed address fails now
     load_bot_modules(tuple(bot_modules))  # unknown modules fail now, not at the first bot move
@@ -310,6 +315,7 @@ def create_app(
         bot_budget=bot_budget,
         fallback_bot=fallback_bot,
         max_bot_time=max_bot_time,
+        research_bots=research_bots,
         limits=Limits(tables_per_client, bot_tables_per_client, games_per_client, waiting_expiry),
     )
 
@@ -391,7 +397,12 @@ def create_app(
         }
 
     # Bots that can play at least one table here: a bot whose extra is missing (ppo without numpy) plays none.
-    playable = sorted({name for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) for name in agent_names(Ruleset.default(n))})
+    # Research bots only where the operator asked for them (create_app's research_bots).
+    playable = sorted(
+        name
+        for name in {name for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) for name in agent_names(Ruleset.default(n))}
+        if research_bots or not research_bot(name)
+    )
 
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:

@@ -57,7 +57,7 @@ from typing import Any
 from ..actions import Action
 from ..bots import DEFAULT_BOT, agent_names, make_agent
 from ..bots.protocol import Agent
-from ..bots.registry import parse_spec
+from ..bots.registry import parse_spec, research_bot
 from ..rules import Ruleset
 from ..view import View
 
@@ -122,10 +122,17 @@ SERVER_ONLY_OPTIONS = frozenset({"weights"})
 """Bot options a public request may not set: ``weights=`` names a file on the server's own disk."""
 
 
-def validate_spec(spec: str, max_time: float = DEFAULT_MAX_TIME, rules: Ruleset | None = None) -> str:
+def validate_spec(
+    spec: str, max_time: float = DEFAULT_MAX_TIME, rules: Ruleset | None = None, *, research_bots: bool = False
+) -> str:
     """The spec if the registry can build it within this server's bounds (and it plays ``rules``' table, if
-    given); ``ValueError`` saying why if not."""
+    given); ``ValueError`` saying why if not. A research bot (:func:`~forsale.bots.registry.research_bot`) is
+    refused unless ``research_bots`` (``forsale serve --research-bots``)."""
     name, options = parse_spec(spec)
+    if not research_bots and research_bot(name):
+        raise ValueError(
+            f"bot {name!r} is a research bot, which this server does not offer (forsale serve --research-bots)"
+        )
     refused = sorted(SERVER_ONLY_OPTIONS & options.keys())
     if refused:
         raise ValueError(f"bot option {refused[0]}= is not offered by this server")

@@ -43,6 +43,7 @@ class Options:
     bot_budget: float | None = None
     fallback_bot: str | None = None
     max_bot_time: float = DEFAULT_MAX_TIME
+    research_bots: bool = False  # seat research bots too (forsale.bots.registry.research_bot)
     rematch_timeout: float = 300.0  # seconds a rematch offer waits for every seat (forsale.server.rematch)
     limits: Limits = field(default_factory=Limits)  # tables per client, expiry (forsale.server.fairshare)
 
@@ -231,7 +232,7 @@ class Lobby:
         for i, spec in enumerate(specs):
             if spec is not None and spec != "human":
                 try:
-                    validate_spec(spec, self.options.max_bot_time, rules)
+                    validate_spec(spec, self.options.max_bot_time, rules, research_bots=self.options.research_bots)
                 except ValueError as error:
                     raise Refused("bad_bot", f"seat {i}: {error}") from None
         humans = [i for i, spec in enumerate(specs) if spec in (None, "human")]

@@ -114,6 +114,8 @@ export function showLobby(ctx) {
     showAbout();
   });
   const research = h("input", { type: "checkbox", id: "show-research", checked: prefs.research === true });
+  // Shown only where the server offers research bots (forsale serve --research-bots); a public server offers none.
+  const researchLabel = h("label.check", { for: "show-research", hidden: true }, research, t("lobby.researchBots"));
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const hints = h("input", { type: "checkbox", id: "solo-hints", checked: prefs.hints === true }); // off by default
@@ -171,7 +173,7 @@ export function showLobby(ctx) {
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
     h("label.check", { for: "solo-hints" }, hints, t("lobby.hints")),
     soloRated.label,
-    h("label.check", { for: "show-research" }, research, t("lobby.researchBots")),
+    researchLabel,
     h("div.row", null, playBtn, tutorialButton(ctx, () => name.value.trim())),
     soloErr,
   );
@@ -410,6 +412,7 @@ export function showLobby(ctx) {
       if (!alive) return;
       botNames = res.names || [];
       described = res.bots && typeof res.bots === "object" ? res.bots : {};
+      researchLabel.hidden = botNames.every((n) => PEOPLES_BOTS.includes(n));
       if (!botNames.length) return;
       const want = strengthPicked ? strength.value : prefs.bot || res.default || botNames[0];
       if (!PEOPLES_BOTS.includes(want) && botNames.includes(want)) research.checked = true; // a research bot chosen before
