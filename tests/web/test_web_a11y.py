@@ -37,10 +37,17 @@ def audit(page: Page, where: str) -> list[str]:
 
 
 # The page's own switch (main.js setTheme) without the button, which a modal dialog would make inert;
-# then wait until the colour transitions it starts have run, so axe reads the settled colours.
+# then wait until no colour transition is running, so axe reads the settled colours. A redraw may
+# replace an element mid-transition: its transition is cancelled and its ``finished`` promise
+# rejects with an AbortError ("The user aborted a request", which failed this test), so each
+# transition is awaited settled, not fulfilled, and the page is asked again until none is left
+# (a replacement element is drawn in the new theme at once, with no transition of its own).
 _SET_THEME = """async theme => {
   document.documentElement.dataset.theme = theme;
-  await Promise.all(document.getAnimations().filter(a => a instanceof CSSTransition).map(a => a.finished));
+  let running;
+  while ((running = document.getAnimations().filter(a => a instanceof CSSTransition)).length) {
+    await Promise.allSettled(running.map(a => a.finished));
+  }
   return getComputedStyle(document.body).backgroundColor;
 }"""
 
