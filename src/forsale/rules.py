@@ -183,6 +183,15 @@ class Ruleset:
         )
 
 
+def preset_rulesets() -> dict[str, dict[int, Ruleset]]:
+    """Every preset at every player count it is for, so that a client (the web page's ledger, which tells a
+    finished game's story from its record) reads a preset's knobs from here rather than keeping a copy."""
+    return {
+        name: {n: Ruleset.preset(name, n) for n in ([2] if name == "two-player" else range(3, MAX_PLAYERS + 1))}
+        for name in PRESETS
+    }
+
+
 def winners(scores: Sequence[int], coins: Sequence[int]) -> list[int]:
     """The winning seats: the highest score wins, a tie goes to the most coins left, and seats level on both share.
 

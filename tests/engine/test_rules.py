@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from forsale import PRESETS, RulesError, Ruleset
-from forsale.rules import CHEQUES, HOUSES, win_shares, winners
+from forsale.rules import CHEQUES, HOUSES, preset_rulesets, win_shares, winners
 
 
 def test_decks():
@@ -26,6 +26,15 @@ def test_official_setup_table(players, coins, removed, rounds):
     assert (rules.starting_coins, rules.removed, rules.refund, rules.rounds) == (coins, removed, "down", rounds)
     assert rules.cards == 30 - removed
     assert Ruleset.default(players) == rules
+
+
+def test_preset_rulesets_holds_every_preset_at_every_player_count_it_is_for():
+    table = preset_rulesets()
+    assert set(table) == set(PRESETS)
+    assert set(table["two-player"]) == {2}
+    assert all(set(table[name]) == {3, 4, 5, 6} for name in ("official", "first-edition", "refund-up"))
+    assert table["first-edition"][4] == Ruleset.preset("first-edition", 4)
+    assert table["first-edition"][4].starting_coins == 21
 
 
 def test_two_player_preset_is_explicit_and_unofficial():

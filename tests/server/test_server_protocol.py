@@ -108,6 +108,15 @@ def test_health_and_lobby_endpoints(client: TestClient) -> None:
     assert client.get("/").status_code == 200  # the web page (or its placeholder)
 
 
+def test_rulesets_give_each_presets_knobs_at_each_player_count(client: TestClient) -> None:
+    answer = client.get("/api/rulesets").json()
+    # JSON keys are strings; the page's ledger reads a record's starting coins and refund from here.
+    assert answer["preset_knobs"]["first-edition"]["3"] == {"starting_coins": 28, "removed": 0, "refund": "up"}
+    assert answer["preset_knobs"]["official"]["5"] == {"starting_coins": 14, "removed": 0, "refund": "down"}
+    assert list(answer["preset_knobs"]["two-player"]) == ["2"]
+    assert answer["defaults"]["2"] == answer["preset_knobs"]["two-player"]["2"]
+
+
 def test_a_whole_game_of_four_clients_and_a_spectator(client: TestClient) -> None:
     table_id, tokens, _ = table_of_humans(client)
     info = client.get(f"/api/tables/{table_id}").json()["table"]

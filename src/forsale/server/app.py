@@ -34,7 +34,7 @@ from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
 from ..bots.registry import research_bot
-from ..rules import MAX_PLAYERS, MIN_PLAYERS
+from ..rules import KNOBS, MAX_PLAYERS, MIN_PLAYERS, preset_rulesets
 from . import (
     collector,
     ratings,
@@ -416,13 +416,22 @@ def create_app(
 
     # Each player count's default knobs, so a custom-rules form can start from a game that deals.
     defaults = {n: Ruleset.default(n) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
-    default_knobs = {
-        n: {"starting_coins": r.starting_coins, "removed": r.removed, "refund": r.refund} for n, r in defaults.items()
-    }
+
+    def knobs_of(rules: Ruleset) -> dict[str, Any]:
+        return {knob: getattr(rules, knob) for knob in KNOBS}
+
+    default_knobs = {n: knobs_of(r) for n, r in defaults.items()}
+    # Each preset's knobs at each player count it is for: the page's ledger takes a record's coins from here.
+    preset_knobs = {name: {n: knobs_of(r) for n, r in by_count.items()} for name, by_count in preset_rulesets().items()}
 
     @app.get("/api/rulesets")
     async def rulesets() -> dict[str, Any]:
-        return {"presets": PRESETS, "knobs": ["starting_coins", "removed", "refund"], "defaults": default_knobs}
+        return {
+            "presets": PRESETS,
+            "knobs": list(KNOBS),
+            "defaults": default_knobs,
+            "preset_knobs": preset_knobs,
+        }
 
     for router in ROUTERS:
         app.include_router(router)
