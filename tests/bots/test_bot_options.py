@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from forsale import new_game, view
 from forsale.bots import agent_names, make_agent
+from forsale.bots.auction_search import build_auction_search
 from forsale.bots.registry import _FACTORIES, _load
-from forsale.bots.search_v1 import build
 
 VALUES = st.one_of(
     st.integers(-3, 40).map(str),
@@ -36,7 +36,7 @@ def option_keys(name: str) -> list[str]:
         if p.kind is p.KEYWORD_ONLY or p.default is not p.empty
     ]
     if any(p.kind is p.VAR_KEYWORD for p in inspect.signature(factory).parameters.values()):
-        keys += [k for k in inspect.signature(build).parameters if k != "name"]
+        keys += [k for k in inspect.signature(build_auction_search).parameters if k != "name"]
     return [k for k in keys if k != "weights"]  # a path on the server's disk: refused by the server itself
 
 

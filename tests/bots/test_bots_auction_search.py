@@ -1,4 +1,5 @@
-"""``hard-v1`` is today's search bot kept as it was: its moves from before the split are pinned."""
+"""The shared auction search (:mod:`forsale.bots.auction_search`): ``hard-v1``'s moves from before the search bot
+was split by concern are pinned, so a change to the search that ``hard`` inherits is seen where it moves them."""
 
 from __future__ import annotations
 

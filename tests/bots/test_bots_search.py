@@ -10,7 +10,7 @@ from itertools import combinations
 import pytest
 
 from forsale import Ruleset, View, new_game, sample_state, view
-from forsale.bots import make_agent, search_v1
+from forsale.bots import auction_search, make_agent
 from forsale.bots.expert import below_distribution, order_stat_means, sale_posteriors
 from forsale.bots.opponents import fit_bidders
 from forsale.bots.search import action_values, win_chances
@@ -125,7 +125,7 @@ def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkey
     auctions, sales, forced = decisions()
     assert len(auctions) >= 3 and len(sales) >= 3 and forced
     clock = TickingClock()
-    monkeypatch.setattr(search_v1, "time", clock)
+    monkeypatch.setattr(auction_search, "time", clock)
     agent = make_agent("hard:time=0.03125")  # 32 ticks
     for v in auctions[:3] + sales[:3]:
         agent.act(v, random.Random(1), None)
@@ -135,7 +135,7 @@ def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkey
     # Without time= the default budget is spent: 0.2 s is 204.8 ticks, so the 205th check is the first past it.
     default = make_agent("hard")
     default.act(auctions[0], random.Random(1), None)
-    assert default.samples_drawn == math.ceil(search_v1.DEFAULT_TIME / clock.TICK) == 205  # type: ignore[attr-defined]
+    assert default.samples_drawn == math.ceil(auction_search.DEFAULT_TIME / clock.TICK) == 205  # type: ignore[attr-defined]
     # With one legal action there is nothing to weigh: no sample, and the clock is not even read.
     reads = clock.reads
     assert agent.act(forced[0], random.Random(1), None) == forced[0].legal_actions()[0]

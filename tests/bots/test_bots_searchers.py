@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from forsale import Ruleset, new_game, view
 from forsale.actions import SELLS
 from forsale.bots import make_agent
-from forsale.bots.search_v1 import SearchAgent
+from forsale.bots.auction_search import AuctionSearchAgent
 from forsale.bots.searchers import (
     CHAIRS,
     EXPERT_PRIOR,
@@ -60,7 +60,7 @@ def test_in_the_sale_phase_a_seat_sees_what_any_other_seat_sees_but_its_own_comm
 def test_the_searcher_is_hard_v1_in_the_opponents_chair() -> None:
     game = _to_sales(4, 3)
     for s in (1, 2, 3):
-        move = SearchAgent(samples=6).act(view(game, s), random.Random(9))
+        move = AuctionSearchAgent(samples=6).act(view(game, s), random.Random(9))
         assert searcher_sale(view(game, 0), s, random.Random(9), samples=6) == move.house  # type: ignore[union-attr]
 
 

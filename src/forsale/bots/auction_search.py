@@ -1,4 +1,11 @@
-"""``hard-v1``: the search bot as it was before issue 14, kept move for move for comparison.
+"""The determinized auction search that ``hard`` and ``hard-v1`` share, with ``hard-v1``'s sale search.
+
+:class:`AuctionSearchAgent` is ``hard-v1``, the search bot as it was before
+issue 14, and the base class of today's ``hard``
+(:class:`forsale.bots.search.HardAgent`), which inherits its auction search
+and solves the sale rounds its own way. It is therefore not a frozen copy: a
+change to the auction search here changes both bots (``hard-v1``'s pinned
+moves, below, tell when it does).
 
 **Auction decisions** are chosen by determinized Monte Carlo: draw a full
 state consistent with the seat's view (:func:`forsale.view.sample_state`
@@ -34,9 +41,10 @@ in full unless there is only one legal action; ``samples=N`` fixes the
 number of sampled deals instead, which makes the bot deterministic for a
 given seed and view (tests and reproducible tournaments use it).
 
-``tests/bots/test_bots_search_v1.py`` pins some of its moves from before
-the search bot was split by concern. It is registered (as ``hard-v1``) by
-:mod:`forsale.bots.search`, whose ``hard`` builds on its auction search.
+``tests/bots/test_bots_auction_search.py`` pins some of ``hard-v1``'s moves
+from before the search bot was split by concern. It is registered (as
+``hard-v1``) by :mod:`forsale.bots.search`, whose ``hard`` builds on its
+auction search.
 """
 
 from __future__ import annotations
@@ -67,8 +75,9 @@ MAX_PLAN_STEPS = 12
 """The most plans a spec's ``steps=`` may list: each one is searched on every sampled deal."""
 
 
-class SearchAgent:
-    """Determinized search with expert rollouts (see the module docstring)."""
+class AuctionSearchAgent:
+    """Determinized auction search with fitted-bidder rollouts, and ``hard-v1``'s sale search (see the module
+    docstring); ``hard`` is a subclass."""
 
     def __init__(
         self,
@@ -330,7 +339,7 @@ class SearchAgent:
         return mine[max(range(len(mine)), key=lambda k: values[k])]
 
 
-def build(
+def build_auction_search(
     name: str = "hard-v1",
     time: float = DEFAULT_TIME,
     alpha: float = ALPHA,
@@ -340,8 +349,8 @@ def build(
     sale_rollouts: int = 0,
     model_bidders: int = 1,
     steps: str | int = "1+2+3+5+8+12",
-) -> SearchAgent:
-    """A :class:`SearchAgent` from registry options (``+`` separates list items in a spec), each checked."""
+) -> AuctionSearchAgent:
+    """An :class:`AuctionSearchAgent` from registry options (``+`` separates list items in a spec), each checked."""
     chosen = str(phases).split("+")
     if not chosen or not set(chosen) <= {"auction", "sale"}:
         raise ValueError(f"phases must be auction, sale or auction+sale, not {phases!r}")
@@ -351,7 +360,7 @@ def build(
         plan_steps = []
     if not 1 <= len(plan_steps) <= MAX_PLAN_STEPS or min(plan_steps) < 1:
         raise ValueError(f"steps must be 1 to {MAX_PLAN_STEPS} raises of at least 1 joined by '+', not {steps!r}")
-    return SearchAgent(
+    return AuctionSearchAgent(
         name,
         time=option_number("time", time, 0, above=True),
         alpha=option_number("alpha", alpha, 0),

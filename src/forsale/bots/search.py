@@ -3,7 +3,7 @@
 ``hard`` (:class:`HardAgent`) searches within its time budget (0.2 s a
 decision by default):
 
-- **auctions** as ``hard-v1`` does (:mod:`forsale.bots.search_v1`):
+- **auctions** as ``hard-v1`` does (:mod:`forsale.bots.auction_search`):
   determinized Monte Carlo over deals consistent with the view, comparing
   whole-round plans on common samples, with the end of the auction phase
   valued at the leaves (:mod:`forsale.bots.leaves`: the hand-set valuation,
@@ -29,8 +29,11 @@ decision by default):
   log-loss, fitted on its sales this game), the bot plays the best
   response to their predicted sales instead (``model=0``: never; issue 32).
 
-``hard-v1``, the search bot before issue 14, stays registered unchanged:
-it is the reference every newer ``hard`` is measured against.
+``hard-v1``, the search bot before issue 14, stays registered: it is
+:class:`~forsale.bots.auction_search.AuctionSearchAgent` itself, the base
+class whose auction search ``hard`` inherits, and the reference every newer
+``hard`` is measured against (its pinned moves tell when a change to the
+shared search moves it).
 
 :func:`action_values` and :func:`win_chances` are the bot's estimates in a
 form for people and for post-game analysis (:mod:`forsale.bots.analysis`):
@@ -54,6 +57,7 @@ from typing import Any
 from ..actions import PASS, SELLS, Action, Bid, bid
 from ..rules import win_shares
 from ..view import View, sample_state
+from .auction_search import DEFAULT_TIME, PLAN_STEPS, AuctionSearchAgent, build_auction_search
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .leaves import Leaf, ModelLeaf
 from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
@@ -61,7 +65,6 @@ from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
 from .salemodels import Fit, current, exploitable, fit_opponents, rule_distributions
-from .search_v1 import DEFAULT_TIME, PLAN_STEPS, SearchAgent, build
 from .searchers import CHAIRS, SaleMemory, searcher_blend
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
 
@@ -135,7 +138,7 @@ def action_values(
 
     In the auction phase an action is valued by playing the auction phase
     out on sampled deals, the seat then raising by one up to the best of
-    :data:`forsale.bots.search_v1.PLAN_STEPS` more coins this round (or not
+    :data:`forsale.bots.auction_search.PLAN_STEPS` more coins this round (or not
     at all); every action sees the same deals. In the sale phase each house
     is valued against the opponents' predicted plays (exactly in the last
     two rounds). Empty when the seat has nothing to do.
@@ -219,10 +222,10 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
     return [x / drawn for x in out]
 
 
-class HardAgent(SearchAgent):
+class HardAgent(AuctionSearchAgent):
     """``hard``: the auction search of ``hard-v1``, and each sale round solved as a game.
 
-    Auctions: as :class:`~forsale.bots.search_v1.SearchAgent`, except that
+    Auctions: as :class:`~forsale.bots.auction_search.AuctionSearchAgent`, except that
     with ``sampled_bidders`` each sampled deal draws every opponent's bidding
     rule from its posterior (:func:`~forsale.bots.opponents.sample_bidders`)
     instead of playing only the single best fit. Sales: the round is a game
@@ -444,7 +447,7 @@ def _hard(
     model: int = 1,
     **options: Any,
 ) -> HardAgent:
-    v1 = build("hard", **options)
+    base = build_auction_search("hard", **options)  # the shared options, checked once
     return HardAgent(
         "hard",
         sampled_bidders=bool(sampled_bidders),
@@ -456,20 +459,20 @@ def _hard(
         spread=spread,
         fit_self=bool(fit_self),
         model=bool(option_number("model", model, 0, 1)),
-        time=v1.time,
-        alpha=v1.alpha,
-        phases=",".join(v1.phases),
-        samples=v1.samples,
-        temperature=v1.temperature,
-        sale_rollouts=v1.sale_rollouts,
-        model_bidders=v1.model_bidders,
-        steps=v1.steps,
+        time=base.time,
+        alpha=base.alpha,
+        phases=",".join(base.phases),
+        samples=base.samples,
+        temperature=base.temperature,
+        sale_rollouts=base.sale_rollouts,
+        model_bidders=base.model_bidders,
+        steps=base.steps,
     )
 
 
 @register("hard-v1", "the hard bot as it was before issue 14 (kept for comparison); time=SECONDS per decision")
-def _hard_v1(**options: Any) -> SearchAgent:
-    return build("hard-v1", **options)
+def _hard_v1(**options: Any) -> AuctionSearchAgent:
+    return build_auction_search("hard-v1", **options)
 
 
 @register("medium", "the expert heuristic (a level for people to play against)")

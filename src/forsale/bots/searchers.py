@@ -31,8 +31,8 @@ from collections.abc import Callable, Sequence
 
 from ..actions import Sell
 from ..view import View
+from .auction_search import AuctionSearchAgent
 from .expert import ExpertAgent
-from .search_v1 import SearchAgent
 
 SEARCHER_PRIOR = 0.2
 """Prior share of the model that the seat sells as ``hard-v1``'s search does (no sale seen yet)."""
@@ -58,7 +58,7 @@ def searcher_sale(view: View, seat: int, rng: random.Random, samples: int = SEAR
     seat changed. ``view`` must be in the sale phase, with ``seat`` holding
     at least two houses.
     """
-    action = SearchAgent(samples=samples).sale_search(dataclasses.replace(view, seat=seat, my_commit=None), rng)
+    action = AuctionSearchAgent(samples=samples).sale_search(dataclasses.replace(view, seat=seat, my_commit=None), rng)
     assert isinstance(action, Sell)
     return action.house
 
