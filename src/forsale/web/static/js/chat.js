@@ -58,29 +58,38 @@ export function chatPanel({ send, me, canWrite }) {
   );
   // New messages while the chat is out of sight (below the table, on a phone below the fold) are counted on a
   // badge that stays in view; it takes the player to the chat and goes once the chat has been seen.
-  let unread = 0;
+  // One mechanism says what was seen: an IntersectionObserver on the newest line of the log. A message counts as
+  // seen once that line has been almost wholly in sight (clipped by the log's own scrolling and by the window),
+  // and with it every message before it. Any pixel of the chat's box is not enough: on a phone the chat's top
+  // border can sit a few pixels above the fold, below the table, with the new line itself out of sight.
   let seenUpTo = 0; // the newest message the player has had in sight (or that came with the table's history)
   let historyCame = false;
   const badge = h("button.btn.chat-unread", { type: "button", id: "chat-unread", hidden: true, onclick: () => el.scrollIntoView({ block: "nearest" }) });
   const el = h("section.panel.chat", { id: "chat", "aria-labelledby": "chat-title" }, title, live, mutedLine, readOnly, form, badge);
+  /** The badge: messages from others, not muted, newer than the newest one seen. */
   function showUnread() {
+    const mine = (m) => m.seat !== null && m.seat === me();
+    const unread = [...messages.values()].filter((m) => m.n > seenUpTo && !mine(m) && !muted.has(m.name || t("chat.spectator"))).length;
     badge.hidden = unread === 0;
     if (unread) badge.textContent = t("chat.unread", { count: unread });
   }
-  /** Whether the chat's messages are on screen now: measured when asked, so no observer's timing can be stale. */
-  function inView() {
-    const r = live.getBoundingClientRect();
-    return live.isConnected && r.height > 0 && r.bottom > 0 && r.top < window.innerHeight;
+  // The observer reports each line it is given once at once (so a new line is counted only after it has been
+  // measured: no badge flashes for a message in sight), then whenever that line comes into or goes out of sight.
+  const SEEN = 0.9;
+  const sight = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) if (e.intersectionRatio >= SEEN) seenUpTo = Math.max(seenUpTo, Number(e.target.dataset.n));
+      showUnread();
+    },
+    { threshold: SEEN },
+  );
+  /** Watch the log's newest line (the log was just appended to or redrawn). */
+  function watchNewest() {
+    sight.disconnect();
+    const newest = log.querySelector("li[data-n]:last-child");
+    if (newest) sight.observe(newest);
+    else showUnread();
   }
-  /** Counts the messages from others that arrived since the chat was last in sight; none while it is. */
-  function countUnread() {
-    const newest = Math.max(0, ...messages.keys());
-    if (inView()) seenUpTo = newest;
-    const mine = (m) => m.seat !== null && m.seat === me();
-    unread = [...messages.values()].filter((m) => m.n > seenUpTo && !mine(m) && !muted.has(m.name || t("chat.spectator"))).length;
-    showUnread();
-  }
-  if (typeof IntersectionObserver === "function") new IntersectionObserver(() => countUnread()).observe(live);
 
   function toggleMute(name) {
     if (muted.has(name)) muted.delete(name);
@@ -107,7 +116,6 @@ export function chatPanel({ send, me, canWrite }) {
     label.textContent = t("chat.label");
     sendBtn.textContent = t("chat.send");
     readOnly.textContent = t("chat.readOnly");
-    showUnread();
     const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
     const shown = [...messages.values()].sort((a, b) => a.n - b.n).filter((m) => !muted.has(m.name || t("chat.spectator")));
     log.replaceChildren(...(shown.length ? shown.map(line) : [h("li.empty", null, t("chat.empty"))]));
@@ -117,6 +125,7 @@ export function chatPanel({ send, me, canWrite }) {
         : []),
     );
     if (atBottom) log.scrollTop = log.scrollHeight;
+    watchNewest();
     const writable = canWrite();
     readOnly.hidden = writable;
     input.disabled = !writable;
@@ -134,7 +143,6 @@ export function chatPanel({ send, me, canWrite }) {
       if (!historyCame) seenUpTo = Math.max(0, ...messages.keys());
       historyCame = true;
       draw();
-      countUnread();
     },
     add(message) {
       const newest = Math.max(0, ...messages.keys());
@@ -146,7 +154,7 @@ export function chatPanel({ send, me, canWrite }) {
       log.querySelector("li.empty")?.remove();
       log.append(line(message));
       if (atBottom) log.scrollTop = log.scrollHeight;
-      countUnread();
+      watchNewest();
     },
     refresh: draw,
   };
