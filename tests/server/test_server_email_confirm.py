@@ -36,10 +36,10 @@ from forsale.server.emails import (
     Addresses,
     _op_claim,
 )
-from forsale.server.sessions import COOKIE
 from forsale.server.storage import Storage
 
 from .conftest import free_port
+from .signin import as_account, sign_up
 from .smtp import Inbox, confirmation_token
 
 pytestmark = pytest.mark.timeout(120)
@@ -63,18 +63,6 @@ def mail(tmp_path: Path) -> Iterator[tuple[TestClient, Inbox]]:
             yield client, inbox
     finally:
         controller.stop()
-
-
-def sign_up(client: TestClient, name: str) -> str:
-    client.cookies.clear()
-    assert client.post("/api/signup", json={"name": name, "password": PASSWORD}, headers=SAME).status_code == 201
-    return client.cookies[COOKIE]
-
-
-def as_account(client: TestClient, session: str | None) -> None:
-    client.cookies.clear()
-    if session is not None:
-        client.cookies.set(COOKIE, session, domain="testserver.local")
 
 
 def subject(message: Message) -> str:

@@ -17,33 +17,18 @@ from sqlalchemy import create_engine, delete
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.sessions import COOKIE
 from forsale.server.storage import normalize_url, rating_changes, ratings
 
-pytestmark = pytest.mark.timeout(240)
+from .signin import as_account, sign_up
+from .social import SAME
 
-PASSWORD = "correct horse battery staple"
-SAME = {"Origin": "http://testserver"}
+pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture
 def client(db_url: str) -> Iterator[TestClient]:
     with TestClient(create_app(db_url, static_dir="/nonexistent")) as c:
         yield c
-
-
-def sign_up(client: TestClient, name: str) -> str:
-    """Make an account and sign the client in as it; returns the session id (to switch back later)."""
-    client.cookies.clear()
-    response = client.post("/api/signup", json={"name": name, "password": PASSWORD}, headers=SAME)
-    assert response.status_code == 201, response.text
-    return str(client.cookies[COOKIE])
-
-
-def as_session(client: TestClient, session_id: str | None) -> None:
-    client.cookies.clear()
-    if session_id is not None:
-        client.cookies.set(COOKIE, session_id, domain="testserver.local")
 
 
 def recv(ws: Any, *types: str) -> dict[str, Any]:
@@ -106,14 +91,14 @@ def rated_solo(client: TestClient, rng: random.Random, players: int = 3, rated: 
 
 def duel(client: TestClient, first: str, second: str, rng: random.Random, rated: bool = True) -> str:
     """A two-player table of two accounts (sessions ``first`` and ``second``), played to the end."""
-    as_session(client, first)
+    as_account(client, first)
     made = client.post("/api/tables", json={"players": 2, "join": True, "rated": rated}, headers=SAME)
     assert made.status_code == 201, made.text
     table_id = made.json()["table"]["id"]
-    as_session(client, second)
+    as_account(client, second)
     joined = client.post(f"/api/tables/{table_id}/join", json={}, headers=SAME)
     assert joined.status_code == 200, joined.text
-    as_session(client, None)
+    as_account(client, None)
     play_lockstep(client, table_id, [made.json()["token"], joined.json()["token"]], rng)
     return table_id
 
@@ -185,13 +170,13 @@ def test_the_winner_of_a_duel_gains_and_rebuild_gives_the_same_ratings(client: T
     rng = random.Random(3)
     duel(client, ann, bob, rng)
     duel(client, bob, ann, rng)  # Bob at seat 0 this time
-    as_session(client, ann)
+    as_account(client, ann)
     rated_solo(client, rng, players=2)
     duel(client, ann, bob, rng, rated=False)
     rows = {r["name"]: r for r in board(client, 2)}
     assert set(rows) == {"Ann", "Bob", "random"}
     assert rows["Ann"]["games"] == 3 and rows["Bob"]["games"] == 2 and rows["random"]["games"] == 1
-    as_session(client, None)
+    as_account(client, None)
     before = everything(client, ["Ann", "Bob", "bot:random"])
     engine = create_engine(normalize_url(db_url))
     with engine.begin() as conn:  # a formula change, say: the stored ratings are wrong or gone

@@ -22,10 +22,10 @@ from forsale.catalogues import LANGUAGES, translation
 from forsale.server import create_app
 from forsale.server.mailer import SmtpSettings
 from forsale.server.messages import Language
-from forsale.server.sessions import COOKIE
 from forsale.server.turns import ENGLISH, turn_email, when_text
 
 from .conftest import free_port
+from .signin import as_account, sign_up
 from .smtp import Inbox, confirmation_token
 
 pytestmark = pytest.mark.timeout(120)
@@ -66,19 +66,6 @@ def next_state(ws: Any) -> dict[str, Any]:
 
 def safest(v: dict[str, Any]) -> Any:
     return {"pass": True} if {"pass": True} in v["legal"] else v["legal"][0]
-
-
-def sign_up(client: TestClient, name: str) -> str:
-    """A new account, signed in; returns its session cookie."""
-    client.cookies.clear()
-    assert client.post("/api/signup", json={"name": name, "password": PASSWORD}, headers=SAME).status_code == 201
-    return client.cookies[COOKIE]
-
-
-def as_account(client: TestClient, session: str | None) -> None:
-    client.cookies.clear()
-    if session is not None:
-        client.cookies.set(COOKIE, session, domain="testserver.local")
 
 
 def turn_table(client: TestClient, sessions: list[str | None], **body: Any) -> tuple[str, list[str]]:
