@@ -143,6 +143,28 @@ def reveal_settled() -> Callable[[Page], None]:
 
 
 @pytest.fixture
+def start_solo() -> Callable[..., str]:
+    """``start_solo(page, players)``: a solo game against random bots from the lobby, as a person starts one.
+
+    It waits for the game's first auction and returns the table's id. ``name`` is the seat's name; ``hints``
+    ticks "allow hints" first; ``lobby`` is the lobby's URL (a test with a server of its own passes its own).
+    """
+
+    def start(page: Page, players: int = 4, name: str = "Ann", hints: bool = False, lobby: str = "/") -> str:
+        page.goto(lobby)
+        page.fill("#solo-name", name)
+        page.select_option("#solo-players", str(players))
+        page.select_option("#solo-bot", "random")
+        if hints:
+            page.check("#solo-hints")
+        page.click("#play-solo")
+        page.wait_for_selector(".game[data-phase=auction]")
+        return str(page.evaluate("() => location.hash.split('/')[2]"))
+
+    return start
+
+
+@pytest.fixture
 def shoot() -> Callable[[Page, str], Path]:
     """``shoot(page, name)`` saves a screenshot under test-artifacts/web/ for people to look at."""
 

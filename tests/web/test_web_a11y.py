@@ -63,19 +63,7 @@ def audit_themes(page: Page, where: str) -> list[str]:
     return found
 
 
-def start_solo(page: Page, players: int = 4, hints: bool = False) -> None:
-    page.goto("/")
-    page.wait_for_selector("#play-solo")
-    page.fill("#solo-name", "Ann")
-    page.select_option("#solo-players", str(players))
-    page.select_option("#solo-bot", "random")
-    if hints:
-        page.check("#solo-hints")
-    page.click("#play-solo")
-    page.wait_for_selector(".game[data-phase=auction]")
-
-
-def test_every_screen_passes_the_axe_audit(new_page: Callable[..., Page], player, reveal_settled) -> None:
+def test_every_screen_passes_the_axe_audit(new_page: Callable[..., Page], player, start_solo, reveal_settled) -> None:
     page = new_page(theme="light")
     found: list[str] = []
     page.goto("/")
@@ -262,7 +250,9 @@ _GRAY = "document.documentElement.style.setProperty('filter', 'grayscale(1)', 'i
 """Through the CSSOM: the page's Content-Security-Policy refuses an added <style> (add_style_tag)."""
 
 
-def test_colour_is_never_the_only_mark_of_a_state(new_page: Callable[..., Page], player, shoot, reveal_settled) -> None:
+def test_colour_is_never_the_only_mark_of_a_state(
+    new_page: Callable[..., Page], player, start_solo, shoot, reveal_settled
+) -> None:
     """The page in grayscale (a colour-blind simulation, saved for people to look at) still tells every state."""
     page = new_page()
     start_solo(page, players=6)
@@ -316,7 +306,9 @@ _REVEAL_ANIMATIONS = """() => [...document.querySelectorAll('.felt .reveal .card
 
 
 @pytest.mark.parametrize("motion", ["reduce", "no-preference"])
-def test_animations_respect_prefers_reduced_motion(new_page: Callable[..., Page], player, motion: str) -> None:
+def test_animations_respect_prefers_reduced_motion(
+    new_page: Callable[..., Page], player, start_solo, motion: str
+) -> None:
     page = new_page(reduced_motion=motion)
     start_solo(page, players=6)
     assert page.evaluate("() => matchMedia('(prefers-reduced-motion: reduce)').matches") == (motion == "reduce")

@@ -17,16 +17,10 @@ _SPILL = "() => document.documentElement.scrollWidth - document.documentElement.
 
 @pytest.mark.parametrize("players", [4, 6])
 def test_game_over_header_has_no_null_and_the_last_sale_is_drawn_whole(
-    new_page, player, shoot, reveal_settled, players
+    new_page, player, start_solo, shoot, reveal_settled, players
 ):
     page = new_page()
-    page.goto("/")
-    page.fill("#solo-name", "Ann")
-    page.select_option("#solo-players", str(players))
-    page.select_option("#solo-bot", "random")
-    page.click("#play-solo")
-    page.wait_for_selector(".game[data-phase=auction]")
-    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    table_id = start_solo(page, players)
     player(page).play_to_end()
     page.wait_for_selector("#end")
     reveal_settled(page)

@@ -169,7 +169,9 @@ def assert_no_english(page: Page, code: str, where: str) -> None:
 
 
 @pytest.mark.parametrize("code", LANGUAGES[1:])
-def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, player, shoot, reveal_settled):
+def test_a_solo_game_in_the_browsers_language_shows_no_english(
+    code, new_page, player, start_solo, shoot, reveal_settled
+):
     page = new_page(locale=LOCALES[code])
     page.goto("/")
     expect(page.locator("html")).to_have_attribute("lang", code)
@@ -184,12 +186,7 @@ def test_a_solo_game_in_the_browsers_language_shows_no_english(code, new_page, p
     expect(page.locator("#how-to-play p").first).to_be_visible()
     assert_no_english(page, code, "lobby")
 
-    page.fill("#solo-name", "Zoë")
-    page.select_option("#solo-players", "6")
-    page.select_option("#solo-bot", "random")
-    page.click("#play-solo")
-    page.wait_for_selector(".game[data-phase=auction]")
-    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    table_id = start_solo(page, 6, name="Zoë")
     me = player(page)
     assert me.wait_turn() == "auction"
     amount = page.locator(".me-area .purse .amount").inner_text()

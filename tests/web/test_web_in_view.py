@@ -20,16 +20,6 @@ from .test_web_i18n import LOCALES
 
 SIZES = [(1280, 800), (390, 844)]
 
-# What the seat decides now: "auction", "sale" (no house chosen yet), "over", or false.
-_DECISION = """() => {
-  const game = document.querySelector('.game');
-  if (!game) return false;
-  if (game.dataset.phase === 'over') return 'over';
-  if (document.querySelector('button[data-focus=pass]:not([disabled])')) return 'auction';
-  if (document.querySelector('button.card.house:not([disabled])')) return 'sale';
-  return false;
-}"""
-
 # Each element of `selector` outside the window (with the page scrolled to its top): its
 # description and box; the list is empty when every one is in view (and there is one at least).
 _OUT_OF_VIEW = """async (selector) => {
@@ -128,24 +118,18 @@ def act(page: Page, phase: str, turns: int) -> None:
         page.click(SELL)
 
 
-def start(page: Page, players: int) -> None:
-    page.goto("/")
-    page.fill("#solo-name", "Ann")
-    page.select_option("#solo-players", str(players))
-    page.select_option("#solo-bot", "random")
-    page.click("#play-solo")
-    page.wait_for_selector(".game[data-phase=auction]")
-
-
 @pytest.mark.parametrize("players", [3, 6])
-def test_every_decision_of_a_whole_game_is_in_view_at_both_sizes(players: int, new_page, shoot) -> None:
+def test_every_decision_of_a_whole_game_is_in_view_at_both_sizes(
+    players: int, new_page, player, start_solo, shoot
+) -> None:
     """3 players: the biggest hand (8 houses) and 8 rounds; 6 players: the most seats above it."""
     started = time.monotonic()
     page = new_page(width=1280, height=800)
-    start(page, players)
+    start_solo(page, players)
+    me = player(page)
     seen = {"auction": 0, "sale": 0}
     for turns in range(200):
-        phase = str(page.wait_for_function(_DECISION).json_value())
+        phase = me.wait_turn()
         if phase == "over":
             break
         seen[phase] += 1
@@ -180,13 +164,16 @@ def test_every_decision_of_a_whole_game_is_in_view_at_both_sizes(players: int, n
 
 
 @pytest.mark.parametrize("code", ["fr", "nl", "it", "de"])
-def test_an_auction_and_a_sale_decision_are_in_view_in_each_language(code: str, new_page, shoot) -> None:
+def test_an_auction_and_a_sale_decision_are_in_view_in_each_language(
+    code: str, new_page, player, start_solo, shoot
+) -> None:
     page = new_page(width=390, height=844, locale=LOCALES[code])
-    start(page, 3)
+    start_solo(page, 3)
+    me = player(page)
     assert header_rows(page) <= 100, f"{code}: the phone's header takes more than two rows"
     checked = set()
     for turns in range(200):
-        phase = str(page.wait_for_function(_DECISION).json_value())
+        phase = me.wait_turn()
         assert phase != "over", f"{code}: the game ended before a sale decision"
         if phase not in checked:
             checked.add(phase)

@@ -10,16 +10,11 @@ from playwright.sync_api import expect
 from forsale import from_record
 
 
-def test_solo_game_by_clicking_to_the_end(new_page, player, shoot, web_server):
+def test_solo_game_by_clicking_to_the_end(new_page, player, start_solo, shoot, web_server):
     page = new_page()
     page.goto("/")
     shoot(page, "lobby")
-    page.fill("#solo-name", "Ann")
-    page.select_option("#solo-players", "6")  # 5 rounds: the fewest clicks
-    page.select_option("#solo-bot", "random")
-    page.click("#play-solo")
-    page.wait_for_selector(".game[data-phase=auction]")
-    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    table_id = start_solo(page, 6)  # 5 rounds: the fewest clicks
 
     me = player(page)
     assert me.wait_turn() == "auction"
