@@ -4,7 +4,7 @@ A page whose socket was opened and then refused (``too_many_connections``:
 this address holds as many as the server allows) used to try again every
 300 ms for ever, since an opened socket reset its backoff. Now the backoff
 resets only once the server welcomes the connection, and a refusal's
-``retry_after`` is the least it waits.
+``retry_after`` is the least it waits. (The pauses themselves, a pure function, are tests/js/socket.test.mjs's.)
 """
 
 from __future__ import annotations
@@ -17,28 +17,6 @@ import httpx
 from websockets.sync.client import connect
 
 from forsale.server.sockets import RETRY_AFTER
-
-
-def test_reconnect_delays_grow_are_jittered_capped_and_honour_retry_after(new_page: Any, web_server: str) -> None:
-    page = new_page()
-    page.goto(f"{web_server}/")
-    got = page.evaluate(
-        """async () => {
-          const { reconnectDelay, retryAfterOf } = await import('/js/api.js');
-          const low = () => 0, high = () => 0.999999;
-          return {
-            low: [0, 1, 2, 3, 4, 5, 6, 50].map((a) => reconnectDelay(a, 0, low)),
-            high: [0, 1, 2, 3, 4, 5, 6, 50].map((a) => reconnectDelay(a, 0, high)),
-            told: [reconnectDelay(0, 10, low), reconnectDelay(0, 10, high), reconnectDelay(9, 10, low)],
-            after: [retryAfterOf({ params: { retry_after: 7 } }), retryAfterOf('too_many_connections; retry_after=10'),
-                    retryAfterOf({ code: 'illegal' }), retryAfterOf('')],
-          };
-        }"""
-    )
-    assert got["low"] == [250, 500, 1000, 2000, 4000, 5000, 5000, 5000]  # half of each doubling pause, up to 10 s
-    assert [round(x) for x in got["high"]] == [500, 1000, 2000, 4000, 8000, 10000, 10000, 10000]
-    assert got["told"][0] == 10_000 and 14_999 < got["told"][1] <= 15_000 and got["told"][2] == 10_000
-    assert got["after"] == [7, 10, 0, 0]
 
 
 def test_a_page_refused_for_too_many_sockets_waits_as_told_then_connects(
@@ -54,7 +32,7 @@ def test_a_page_refused_for_too_many_sockets_waits_as_told_then_connects(
             page.goto(f"{server.base}/")
             page.evaluate(
                 """async (table) => {
-                  const { Connection } = await import('/js/api.js');
+                  const { Connection } = await import('/js/socket.js');
                   window.attempts = [];
                   window.heard = [];
                   window.conn = new Connection(table, null, {

@@ -1,3 +1,4 @@
+// @ts-check
 // Accounts in the page header: sign up, sign in, sign out, the links to one's profile and the
 // leaderboard, and the dialogs for a name and password. All optional: a guest plays as before.
 // Names come from people: they are only ever written with textContent (h() children), never as HTML.
@@ -7,6 +8,7 @@ import { t } from "./i18n.js";
 
 let current = null; // {id, name} of the signed-in account, or null
 let known = false; // whether /api/me has answered yet
+/** @type {(message: string) => void} */
 let say = () => {}; // the page's toast (main.js hands it over in startAccounts)
 
 export const accountApi = {

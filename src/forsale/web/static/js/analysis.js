@@ -1,3 +1,4 @@
+// @ts-check
 // Post-game analysis (GET /api/tables/{id}/analysis) and hints during play (POST /api/tables/{id}/hint).
 //
 // The server computes the analysis once, in its bot workers, with forsale.bots.analysis; until it

@@ -1,3 +1,4 @@
+// @ts-check
 // The table drawn from a "scene": the same drawing for a live game (from a
 // seat's view) and for the replay viewer (from the public fold of a record).
 //
@@ -10,7 +11,12 @@ import { backCard, bidChip, chequeCard, coinStack, houseCard } from "./cards.js"
 import { h, k, money } from "./format.js";
 import { t } from "./i18n.js";
 
-/** A scene from a view (`View.to_json()`) and the fold's state after the same moves. */
+/**
+ * A scene from a view (`View.to_json()`) and the fold's state after the same moves.
+ * @param {any} v
+ * @param {{names: string[], badges?: string[], offline?: boolean[], me: number | null, foldState: any,
+ *          reveal?: boolean, showAll?: boolean}} parts
+ */
 export function sceneFromView(v, { names, badges, offline, me, foldState, reveal, showAll }) {
   return {
     n: v.players,
@@ -235,7 +241,11 @@ export function resultsTable(scene, winners) {
   );
 }
 
-/** Your own corner: coins, hand, cheques won. `handCard(house)` may make the cards choosable. */
+/**
+ * Your own corner: coins, hand, cheques won. `handCard(house)` may make the cards choosable.
+ * @param {any} scene
+ * @param {{handCard?: (house: number) => HTMLElement, actions?: HTMLElement | null, prompt?: HTMLElement | null}} [parts]
+ */
 export function myArea(scene, { handCard, actions, prompt } = {}) {
   const s = scene.me;
   const hand = scene.hands[s];

@@ -1,3 +1,4 @@
+// @ts-check
 // Houses, cheques and coins drawn as things on a table, not as numbers in a form.
 import { h, k, money } from "./format.js";
 import { t } from "./i18n.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The table's chat: a log that screen readers follow (role=log is a polite live region), a labelled
 // input (Enter sends), and a per-author mute that this browser remembers. Every message is text:
 // it goes into the page as text nodes (textContent), never as HTML.
@@ -78,7 +79,7 @@ export function chatPanel({ send, me, canWrite }) {
   const SEEN = 0.9;
   const sight = new IntersectionObserver(
     (entries) => {
-      for (const e of entries) if (e.intersectionRatio >= SEEN) seenUpTo = Math.max(seenUpTo, Number(e.target.dataset.n));
+      for (const e of entries) if (e.intersectionRatio >= SEEN) seenUpTo = Math.max(seenUpTo, Number(/** @type {HTMLElement} */ (e.target).dataset.n));
       showUnread();
     },
     { threshold: SEEN },

@@ -1,3 +1,4 @@
+// @ts-check
 // The page a confirmation email's link opens (#/confirm/<token>): one button that confirms the address.
 // A button rather than confirming on arrival: a mail scanner that opens links must confirm nothing
 // (forsale.server.emails). The token travels in the fragment, which no server or proxy logs.

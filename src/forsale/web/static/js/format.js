@@ -1,3 +1,4 @@
+// @ts-check
 // Money and small words, the same everywhere on the page, in the page's language (i18n.js).
 // Money is an integer count of coins in all data; 1 coin = $1,000 (docs/rules.md).
 import { has, t } from "./i18n.js";

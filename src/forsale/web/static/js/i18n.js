@@ -1,3 +1,4 @@
+// @ts-check
 // The page's languages: one JSON message catalogue per language (../i18n/<code>.json),
 // messages with named placeholders ("{name} bids {amount}k.") and plurals chosen
 // by the browser's own CLDR rules (Intl.PluralRules), money, numbers and dates
@@ -109,7 +110,8 @@ export function joinList(list) {
 
 /** Put the static page's texts (index.html's data-i18n attributes) in the current language. */
 export function translateStatic(root = document) {
-  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of root.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
-  for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
+  const all = (/** @type {string} */ selector) => /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(selector));
+  for (const el of all("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const el of all("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+  for (const el of all("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The leaderboard (#/leaderboard?players=N&kind=K): people and bots by rating (mu - 3 sigma),
 // over every game or over the games of one player count; each name leads to that player's page.
 import { accountApi, playerHref } from "./account.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // Folding a game's public history into states, move by move.
 //
 // The page never referees a game (the server does, with the engine); it only
@@ -6,29 +7,36 @@
 // public moves, so the log and the replay can never disagree. Only public
 // information goes in: the houses and cheques revealed each round (sorted) and
 // the moves, exactly what every seat's view carries.
+//
+// No second engine: the rules live in the server's package (forsale.rules). A preset's knobs come from the server
+// (`GET /api/rulesets`' preset_knobs), a live game's from its view, a finished game's result from the server's
+// `result`. What stays here is what the page must compute from what it sees, because nothing else says it: the
+// states *between* moves (a view is only the latest), the log's events, and for a record file opened from disk
+// (no server has seen it) the final scores and winners. tests/js/ledger.test.mjs holds the fold's coins, scores and
+// winners to the engine's on records the engine made (tests/js/fixtures).
 import { k } from "./format.js";
 import { joinList, t } from "./i18n.js";
 
-/** Coins each player starts with, per preset and player count (docs/rules.md). */
-const PRESET_COINS = {
-  official: { 3: 18, 4: 18, 5: 14, 6: 14 },
-  "refund-up": { 3: 18, 4: 18, 5: 14, 6: 14 },
-  "first-edition": { 3: 28, 4: 21, 5: 16, 6: 14 },
-  "two-player": { 2: 18 },
-};
+/**
+ * Each preset's knobs at each player count it is for, as the server states them (`/api/rulesets`' preset_knobs).
+ * @typedef {Object<string, Object<string, {starting_coins: number, removed: number, refund: string}>>} PresetKnobs
+ */
 
-/** The knobs of a record's or a view's `rules` value (a preset name or an object). */
-export function rulesKnobs(rules, n) {
+/**
+ * The knobs of a record's `rules` value (a preset name or an object); a preset's come from `presets`.
+ * `startingCoins` is null for a preset this server does not know at `n` players.
+ * @param {string | {starting_coins: number, refund: string} | null | undefined} rules
+ * @param {number} n
+ * @param {PresetKnobs} presets
+ * @returns {{name: string, startingCoins: number | null, refund: string | null}}
+ */
+export function rulesKnobs(rules, n, presets) {
   if (rules && typeof rules === "object") {
     return { name: "custom", startingCoins: rules.starting_coins, refund: rules.refund };
   }
-  const name = rules || (n === 2 ? "two-player" : "official");
-  const coins = (PRESET_COINS[name] || {})[n];
-  return {
-    name,
-    startingCoins: coins === undefined ? null : coins,
-    refund: name === "official" || name === "two-player" ? "down" : "up",
-  };
+  const name = /** @type {string} */ (rules || (n === 2 ? "two-player" : "official"));
+  const knobs = (presets[name] || {})[String(n)];
+  return { name, startingCoins: knobs ? knobs.starting_coins : null, refund: knobs ? knobs.refund : null };
 }
 
 function chunks(cards, n) {
@@ -38,21 +46,22 @@ function chunks(cards, n) {
 }
 
 /**
- * The setup of a finished game from a `forsale-record/1` record.
- * @returns {{n:number, names:string[], coins0:number[], refund:string, first:number,
- *            auctionTables:number[][], saleTables:number[][], moves:object[], rules:any}}
+ * The setup of a finished game from a `forsale-record/1` record; `presets`: the server's preset knobs.
+ * @param {any} record
+ * @param {PresetKnobs} presets
+ * @returns {Setup}
  */
-export function setupFromRecord(record) {
+export function setupFromRecord(record, presets) {
   const names = record.players;
   const n = names.length;
-  const knobs = rulesKnobs(record.rules, n);
+  const knobs = rulesKnobs(record.rules, n, presets);
   if (knobs.startingCoins === null) throw new Error(t("replay.unknownRules", { rules: JSON.stringify(record.rules), count: n }));
   return {
     n,
     names,
     rules: record.rules,
     coins0: Array(n).fill(knobs.startingCoins),
-    refund: knobs.refund,
+    refund: /** @type {string} */ (knobs.refund),
     first: record.deal.first,
     auctionTables: chunks(record.deal.houses, n),
     saleTables: chunks(record.deal.cheques, n),
@@ -60,9 +69,22 @@ export function setupFromRecord(record) {
   };
 }
 
-/** The setup of a live game from one view (`View.to_json()`): what every seat may know. */
+/**
+ * What a fold starts from: the seats, their starting coins, the refund's rounding, who bids first, each round's
+ * houses and cheques, and the moves (record form). `totalRounds`: a live view lists only the rounds revealed.
+ * @typedef {{n: number, names: string[], rules: any, coins0: number[], refund: string, first: number,
+ *            auctionTables: number[][], saleTables: number[][], moves: any[], totalRounds?: number}} Setup
+ */
+
+/**
+ * The setup of a live game from one view (`View.to_json()`): what every seat may know.
+ * @param {any} view
+ * @param {string[]} names
+ * @returns {Setup}
+ */
 export function setupFromView(view, names) {
   const n = view.players;
+  /** @type {Setup} */
   const setup = {
     n,
     names,
@@ -220,7 +242,13 @@ function nextActive(active, seat) {
   return seat;
 }
 
-/** The winning seats: highest score, then most coins; several only for a shared win. */
+/**
+ * The winning seats: highest score, then most coins; several only for a shared win (forsale.rules.winners, for
+ * a game no server has scored: a record file).
+ * @param {number[]} scores
+ * @param {number[]} coins
+ * @returns {number[]}
+ */
 export function winners(scores, coins) {
   let best = null;
   for (let s = 0; s < scores.length; s++) {
@@ -229,9 +257,15 @@ export function winners(scores, coins) {
   return scores.map((_, s) => s).filter((s) => scores[s] === scores[best] && coins[s] === coins[best]);
 }
 
-/** Words that explain how the winner was decided, tie-break included. */
-export function explainResult(scores, coins, names) {
-  const win = winners(scores, coins);
+/**
+ * Words that explain how the winner was decided, tie-break included; `win`: the winning seats (the server's
+ * result where there is one).
+ * @param {number[]} scores
+ * @param {number[]} coins
+ * @param {string[]} names
+ * @param {number[]} [win]
+ */
+export function explainResult(scores, coins, names, win = winners(scores, coins)) {
   const top = Math.max(...scores);
   const tiedOnScore = scores.map((_, s) => s).filter((s) => scores[s] === top);
   const who = (list) => joinList(list.map((s) => names[s]));

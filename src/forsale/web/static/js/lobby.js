@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby: a solo game in one click, a table for friends with a link per
 // seat, open tables to join or watch, finished games to replay.
 import { ratedToggle } from "./account.js";
@@ -219,7 +220,7 @@ export function showLobby(ctx) {
         const specs = [];
         let join = false;
         for (let i = 0; i < n; i++) {
-          const v = document.getElementById(`friends-seat-${i}`).value;
+          const v = /** @type {HTMLSelectElement} */ (document.getElementById(`friends-seat-${i}`)).value;
           if (v === "me") join = true;
           specs.push(v === "me" || v === "human" ? null : v);
         }

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's entry point: themes, the toast, and the router between lobby,
 // table, watching and replays (all in the URL hash, so links can be shared),
 // and the language switch in the header.
@@ -83,7 +84,7 @@ function route() {
 
 /** The header's language switch: each language by its own name, the choice remembered. */
 function languageSwitch() {
-  const select = document.getElementById("lang");
+  const select = /** @type {HTMLSelectElement} */ (document.getElementById("lang"));
   select.replaceChildren(
     ...Object.entries(LANGUAGES).map(([code, name]) => {
       const option = document.createElement("option");

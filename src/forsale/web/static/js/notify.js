@@ -1,3 +1,4 @@
+// @ts-check
 // "Your turn" while the page is open but not looked at: a browser notification, and a mark in the tab's title.
 // (A page that is closed gets an email instead, when the server has one to send: forsale.server.turns.)
 import { h } from "./format.js";

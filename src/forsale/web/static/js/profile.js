@@ -1,3 +1,4 @@
+// @ts-check
 // A player's page (#/player/<name>, #/me): ratings, a plot of the rating after each rated game,
 // games played and won per player count, the finished games with their replays and records and,
 // on one's own page, the games in progress (back into each from any device) and the account's settings.

@@ -1,3 +1,4 @@
+// @ts-check
 // The server's refusals in the page's language.
 //
 // The server answers a request it turns down with a machine-readable code and an

@@ -1,3 +1,4 @@
+// @ts-check
 // The replay viewer: a finished game, move by move (forward, back, jump to a round).
 //
 // Games from this server come with the engine's public view after every move
@@ -31,14 +32,15 @@ export function showReplay(ctx, id) {
     return api.replay(id);
   }
 
-  load()
-    .then((data) => alive && start(data))
+  // A preset's starting coins are the server's (ledger.js keeps no copy of the rules).
+  Promise.all([load(), api.rulesets()])
+    .then(([data, rulesets]) => alive && start(data, rulesets.preset_knobs))
     .catch((e) => {
       if (alive) ctx.app.replaceChildren(h("p.error-box", { role: "alert" }, t("replay.failed", { reason: e.message }), " ", h("a", { href: "#/" }, t("nav.backToLobby"))));
     });
 
-  function start({ record, frames }) {
-    const setup = setupFromRecord(record);
+  function start({ record, frames }, presets) {
+    const setup = setupFromRecord(record, presets);
     const folded = fold(setup);
     const total = setup.moves.length;
     const bots = record.bots || {};
@@ -49,6 +51,7 @@ export function showReplay(ctx, id) {
     let lastShown = -1;
 
     // The step at which each round begins, for "jump to round".
+    /** @type {{label: string, title?: string, step: number}[]} */
     const marks = [{ label: t("replay.mark.auction", { round: 1 }), title: t("replay.mark.deal"), step: 0 }];
     folded.events.forEach((evs, i) => {
       for (const ev of evs) {

@@ -1,3 +1,4 @@
+// @ts-check
 // The lobby's rules picker: a preset, or custom knobs (starting coins, cards
 // removed, refund rounding). The page never decides which knobs make a game:
 // the server asks the engine, and a refusal's reason is shown here, next to

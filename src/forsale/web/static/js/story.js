@@ -1,3 +1,4 @@
+// @ts-check
 // The readable log: the fold's events in words, in the page's language.
 import { k, money } from "./format.js";
 import { t } from "./i18n.js";

@@ -1,3 +1,4 @@
+// @ts-check
 // The guided first game: a short solo table against gentle bots where each new
 // situation (the first bid, the first pass, the refund, the last bidder paying
 // in full, the first sale round, the reveal, the score) is explained in a few
@@ -71,6 +72,7 @@ export function isTutorial(tableId) {
  * move that caused it (-1 for the deal), so tips queue up in the order things happened.
  */
 function situations(folded, view, me) {
+  /** @type {Map<string, [number, object]>} */
   const found = new Map([["intro", [-2, { count: view.rounds }]]]);
   const note = (tip, at, params) => {
     if (!found.has(tip)) found.set(tip, [at, params]);
@@ -125,7 +127,7 @@ export function tutorial(ctx, tableId, { redraw }) {
     returnFocus = null;
     // Back where the player was, or to the first move they can make, never lost on the body.
     const root = document.getElementById("app");
-    const target = (back && root.querySelector(`[data-focus="${back}"]:not(:disabled)`)) || root.querySelector(".actions [data-focus]:not(:disabled)") || root;
+    const target = /** @type {HTMLElement} */ ((back && root.querySelector(`[data-focus="${back}"]:not(:disabled)`)) || root.querySelector(".actions [data-focus]:not(:disabled)") || root);
     target.focus({ preventScroll: true });
   }
 
@@ -183,7 +185,7 @@ export function tutorial(ctx, tableId, { redraw }) {
   function afterDraw() {
     if (!current || opened !== current[0]) return;
     opened = null;
-    const active = document.activeElement;
+    const active = /** @type {HTMLElement | null} */ (document.activeElement);
     const key = active && active.dataset ? active.dataset.focus : null;
     if (key && key !== "tip-ok") returnFocus = key;
     const ok = document.getElementById("tip-ok");
