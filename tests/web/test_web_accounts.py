@@ -147,3 +147,50 @@ def test_a_rated_game_is_never_offered_with_hints(new_page: Callable[..., Page])
     page.wait_for_selector(".game[data-phase=auction]")
     expect(page.locator("#hints-allowed")).to_have_count(0)
     expect(page.locator("#hint")).to_have_count(0)
+
+
+# Every frame while the toast shows: whether it is in the window, and which of the dock's controls (the seat's moves)
+# it covers. The sampler starts after the toast has placed itself, so in every frame it looks after the placement.
+TOAST_FRAMES = """() => {
+  window.toastFrames = [];
+  const toast = document.getElementById('toast');
+  let sampling = false;
+  new MutationObserver(() => {
+    if (toast.hidden || sampling) return;
+    sampling = true;
+    requestAnimationFrame(function sample() {
+      if (toast.hidden) {
+        sampling = false;
+        return;
+      }
+      const t = toast.getBoundingClientRect();
+      const covered = [...document.querySelectorAll('.dock button, .dock input')].filter((c) => {
+        const r = c.getBoundingClientRect();
+        return r.width > 0 && r.left < t.right && t.left < r.right && r.top < t.bottom && t.top < r.bottom;
+      });
+      window.toastFrames.push({covered: covered.map((c) => c.id || c.dataset.focus), inView: t.top >= 0 && t.bottom <= innerHeight});
+      requestAnimationFrame(sample);
+    });
+  }).observe(toast, {attributes: true, attributeFilter: ['hidden']});
+}"""
+
+
+def test_the_greeting_after_signing_up_at_a_table_on_a_phone_covers_no_move(
+    new_page: Callable[..., Page], player, shoot
+) -> None:
+    """Signing up at the table (the menu of a phone's header) claims the seat and says so in a toast: the toast stands
+    above the dock, where Bid and Pass are, for as long as it shows (at the window's bottom it covered them)."""
+    page = new_page(width=390, height=844)
+    page.goto("/")
+    start_solo(page, rated=False)
+    assert player(page).wait_turn() == "auction"  # Bid and Pass in the dock
+    page.evaluate(TOAST_FRAMES)
+    page.click("#menu-toggle")
+    sign_up(page, unique("Tom"))
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("1 seat of this browser is now your account's")
+    shoot(page, "toast-phone", full_page=False)
+    expect(toast).to_be_hidden()
+    frames = page.evaluate("() => window.toastFrames")
+    assert frames, "the toast was seen in some frame"
+    assert [frame for frame in frames if frame["covered"] or not frame["inView"]] == []

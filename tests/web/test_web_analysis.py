@@ -7,6 +7,7 @@ import json
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from forsale.bots.analysis import analyse
 
@@ -47,6 +48,32 @@ def check_panel(page, expected, players: int) -> None:
     assert len(set(shapes)) == players  # and a marker shape per seat
 
 
+def check_links_into_the_replay(page, table_id: str, costly: list, total: int) -> None:
+    """Each costly decision links to the replay at its moment (the table before the move: step = the move's index).
+
+    ``page`` is at the replay's end, come from the end screen: there a link moves the replay in place (no reload, no
+    history entry to step back through) and brings its controls into view; back on the end screen, a link opens the
+    replay at that move.
+    """
+    links = page.eval_on_selector_all("#mistakes a.replay-move", "as => as.map(a => a.getAttribute('href'))")
+    assert links == [f"#/replay/{table_id}?step={d.move}" for d in costly]
+    if not costly:
+        return
+    entries = page.evaluate("() => history.length")
+    page.locator("#mistakes a.replay-move").last.click()
+    expect(page.locator("#replay-step")).to_have_text(f"move {costly[-1].move} of {total}")
+    moved = page.evaluate("() => [location.hash, history.length]")
+    assert moved == [f"#/replay/{table_id}?step={costly[-1].move}", entries]
+    top = page.evaluate("() => document.querySelector('.replay-controls').getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"] / 2, top  # the controls are at the top of the window
+
+    page.go_back()  # the table's end screen
+    page.wait_for_selector("#end #analysis[data-ready=true]")
+    page.locator("#mistakes a.replay-move").first.click()
+    expect(page.locator("#replay-step")).to_have_text(f"move {costly[0].move} of {total}")
+    assert page.input_value("#replay-slider") == str(costly[0].move)
+
+
 def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new_page, player, start_solo, shoot):
     page = new_page()
     table_id = start_solo(page, 3, lobby=server.base + "/")
@@ -72,6 +99,7 @@ def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new
     check_panel(page, expected, 3)
     assert page.evaluate(legend)[0] == "Ann"  # the replay names the seat; its chart's legend too
     shoot(page, "analysis-replay")
+    check_links_into_the_replay(page, table_id, first, len(record["moves"]))
 
     spectator = new_page()
     spectator.goto(f"{server.base}/#/replay/{table_id}")

@@ -178,3 +178,47 @@ def test_the_bot_menu_offers_levels_described_for_players_and_research_bots_only
     page.uncheck("#show-research")
     assert page.locator("#solo-bot option[value=value]").count() == 0
     assert page.input_value("#solo-bot") == "easy"
+
+
+# What each visible menu of the lobby needs to show its widest option whole (Chromium sizes a select with width: auto
+# to that), against the width it has: a narrower menu cuts the words of some option.
+MENUS_CUT = """() => [...document.querySelectorAll('.lobby select')].filter((s) => s.offsetWidth > 0).flatMap((s) => {
+  const probe = s.cloneNode(true);
+  probe.removeAttribute('id');
+  Object.assign(probe.style, {width: 'auto', minWidth: '0', maxWidth: 'none', position: 'absolute', visibility: 'hidden'});
+  s.parentNode.append(probe);
+  const needs = probe.getBoundingClientRect().width;
+  probe.remove();
+  const has = s.getBoundingClientRect().width;
+  return needs > has + 0.5 ? [`#${s.id} needs ${Math.ceil(needs)} px, has ${Math.floor(has)}`] : [];
+})"""
+
+
+def test_no_menu_of_the_lobby_cuts_its_words_in_any_language(new_page, web_server, shoot):
+    """Every option of every lobby menu shows whole, in each language, on a laptop and on a phone.
+
+    The rules menu names a preset in a word or two, on a line of its own, and says what the preset means under it
+    (a phone showed "Règles personnal", and the custom refund menu "la moitié de la mise, arrondie à l’infér").
+    """
+    page = new_page(width=1280, height=800)
+    page.goto("/")
+    page.wait_for_selector("#solo-bot option[value=hard]", state="attached")
+    page.select_option("#solo-rules", "refund-up")
+    about = page.locator("#solo-rules-about")
+    expect(about).to_have_text("The official rules, but a pass gets back half its bid rounded up.")
+    assert page.get_attribute("#solo-rules", "aria-describedby") == "solo-rules-about"
+
+    cut = []
+    for code in ["en", "fr", "nl", "it", "de"]:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.select_option("#lang", code)  # the lobby is drawn again in the new words
+        expect(page.locator("html")).to_have_attribute("lang", code)
+        page.wait_for_selector("#solo-bot option[value=hard]", state="attached")
+        for form in ("solo", "friends"):
+            page.select_option(f"#{form}-rules", "custom")  # the custom knobs' refund menu shows too
+            expect(page.locator(f"#{form}-refund")).to_be_visible()
+        for width, height in ((1280, 800), (390, 844)):
+            page.set_viewport_size({"width": width, "height": height})
+            cut += [f"{code} {width}x{height}: {menu}" for menu in page.evaluate(MENUS_CUT)]
+        shoot(page, f"lobby-menus-{code}")
+    assert not cut, "\n".join(cut)

@@ -154,28 +154,47 @@ function roundName(d) {
   return t(d.phase === "auction" ? "analysis.roundAuction" : "analysis.roundSale", { round: d.round + 1 });
 }
 
-/** The viewing seat's costliest decisions, each with the better move and what it would have changed. */
-export function mistakesList(all) {
+/**
+ * The replay of table `tableId` at the moment of a decision: the table as it was before move `move` (a step of the
+ * replay is the state after that many moves), so the reader sees what the seat saw when it chose.
+ */
+export function replayHref(tableId, move) {
+  return `#/replay/${encodeURIComponent(tableId)}?step=${move}`;
+}
+
+/**
+ * The viewing seat's costliest decisions, each with the better move and what it would have changed, and a link to
+ * the replay at that moment (the replay itself moves there in place: replay.js follows links with `data-step`).
+ */
+export function mistakesList(all, tableId) {
   // A decision that cost no point (rounded) is not a mistake: "+0 points" listed as costly confused people.
   const costliest = all.filter((d) => Math.round(d.loss * 100) > 0);
   if (!costliest.length) return h("p.empty", { id: "mistakes-none" }, t("analysis.noMistakes"));
   return h(
     "ol.mistakes",
     { id: "mistakes" },
-    costliest.map((d) =>
-      h(
+    costliest.map((d) => {
+      const textId = `mistake-${d.move}`;
+      return h(
         "li",
         { dataset: { move: d.move, loss: String(d.loss) } },
-        t("analysis.mistake", {
-          when: roundName(d),
-          played: actionText(d.chosen),
-          chance: percent(d.chosen_chance),
-          better: actionText(d.best),
-          betterChance: percent(d.best_chance),
-          gain: t("analysis.points", { count: Math.round(d.loss * 100) }), // "+1 point", "+2 points": plural-aware
-        }),
-      ),
-    ),
+        h(
+          "span",
+          { id: textId },
+          t("analysis.mistake", {
+            when: roundName(d),
+            played: actionText(d.chosen),
+            chance: percent(d.chosen_chance),
+            better: actionText(d.best),
+            betterChance: percent(d.best_chance),
+            gain: t("analysis.points", { count: Math.round(d.loss * 100) }), // "+1 point", "+2 points": plural-aware
+          }),
+        ),
+        " ",
+        // Every item's link has the same words: the decision it is for is its description.
+        h("a.replay-move", { href: replayHref(tableId, d.move), dataset: { step: d.move }, "aria-describedby": textId }, t("analysis.seeMove")),
+      );
+    }),
   );
 }
 
@@ -217,7 +236,7 @@ export function analysisPanel(tableId, token, names, invite = null, moves = null
     panel.dataset.ready = "true";
     panel.append(chanceChart(data.chances, names, moves));
     if (data.seat !== null && data.seat !== undefined) {
-      panel.append(h("h4", null, t("analysis.yourMistakes")), mistakesList(data.costliest));
+      panel.append(h("h4", null, t("analysis.yourMistakes")), mistakesList(data.costliest, tableId));
     }
   }
   ask();

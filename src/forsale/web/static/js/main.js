@@ -35,10 +35,28 @@ menuToggle.addEventListener("click", () => {
 });
 
 let toastTimer = null;
+let placing = false; // keepAboveDock's frames are running
+
+/**
+ * Keeps the shown toast above the table's dock (the seat's controls, stuck to the window's bottom) until it is
+ * hidden: on a phone a toast at the window's bottom covered Bid and Pass, as after signing in at a table. Every
+ * frame, since the table redraws under it (signing in claims the seat and redraws the dock at another height).
+ */
+function keepAboveDock(el) {
+  placing = !el.hidden;
+  if (!placing) return;
+  const dock = /** @type {HTMLElement | null} */ (document.querySelector(".dock"));
+  const top = dock && dock.offsetHeight ? dock.getBoundingClientRect().top : innerHeight;
+  el.style.bottom = top < innerHeight ? `${Math.round(innerHeight - top) + 8}px` : "";
+  requestAnimationFrame(() => keepAboveDock(el));
+}
+
+/** A short message at the bottom of the window (above a table's dock) for `ms`. */
 export function toast(text, ms = 3500) {
   const el = document.getElementById("toast");
   el.textContent = text;
   el.hidden = false;
+  if (!placing) keepAboveDock(el);
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (el.hidden = true), ms);
 }

@@ -14,8 +14,25 @@ import { explainResult, fold, setupFromRecord, winners } from "./ledger.js";
 import { presetName } from "./rulesform.js";
 import { describe } from "./story.js";
 
+const SVG = "http://www.w3.org/2000/svg";
 /** Auto-play's pace: a move a second, about a table's pace, slow enough to read the caption. */
 const PLAY_MS = 1000;
+
+/**
+ * Play's triangle or pause's two bars, drawn: the media symbols (⏵ ⏸) are missing from common fonts (Debian's
+ * DejaVu among them), where the button showed an empty box. Sized as the other buttons' arrows (1em).
+ */
+function playIcon(pause) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 10 10");
+  svg.setAttribute("class", "play-icon");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", pause ? "M1.5 1h2.5v8h-2.5zM6 1h2.5v8h-2.5z" : "M2 1l7 4-7 4z");
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
+}
 
 export function showReplay(ctx, id) {
   const root = h("div.replay");
@@ -47,7 +64,9 @@ export function showReplay(ctx, id) {
     const names = distinctNames(setup.names.map((name, s) => shownName(name, s, { bot: bots[String(s)] })));
     const level = (spec) => (has(`seat.botLevel.${spec}`) ? t(`seat.botLevel.${spec}`) : spec); // in the page's words
     const badges = names.map((_, s) => (bots[String(s)] ? t("replay.botBadge", { name: level(bots[String(s)]) }) : ""));
-    let step = total;
+    // "?step=k" opens the replay at move k (the analysis's costliest decisions link there); the end otherwise.
+    const asked = Number(ctx.params.get("step"));
+    let step = ctx.params.has("step") && Number.isInteger(asked) ? Math.max(0, Math.min(total, asked)) : total;
     let lastShown = -1;
 
     // The step at which each round begins, for "jump to round".
@@ -96,7 +115,7 @@ export function showReplay(ctx, id) {
     let playing = null;
     const playButton = h("button.btn", { type: "button", id: "replay-play", onclick: () => (playing ? stop() : play()) });
     const showPlaying = () => {
-      playButton.textContent = playing ? "❚❚" : "⏵";
+      playButton.replaceChildren(playIcon(!!playing));
       playButton.title = t(playing ? "replay.pause" : "replay.play");
       playButton.setAttribute("aria-label", playButton.title);
     };
@@ -132,6 +151,16 @@ export function showReplay(ctx, id) {
     );
     const roundsNav = h("nav.rounds-nav", { "aria-label": t("replay.jump"), id: "replay-rounds" });
     const stage = h("div.board", { id: "replay-stage" });
+    // The analysis at the end links each costly decision to its moment: here that is a move of this replay, made in
+    // place (no reload, no new history entry to step back through), the address kept true for sharing.
+    stage.addEventListener("click", (event) => {
+      const link = event.target.closest("a[data-step]");
+      if (!link) return;
+      event.preventDefault();
+      history.replaceState(null, "", link.getAttribute("href"));
+      jump(Number(link.dataset.step));
+      controls.scrollIntoView({ block: "start" });
+    });
     const caption = h("p.caption.panel", { id: "replay-caption", "aria-live": "polite" });
     const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, t("end.download")) : null;
     root.replaceChildren(

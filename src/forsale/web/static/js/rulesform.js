@@ -16,13 +16,25 @@ export function presetName(preset) {
 }
 
 /**
+ * The menu's words for a preset: a short name, with what it means on a line under the menu (`rules.about.*`),
+ * as the bot menu does; a preset's whole name ("Officielles, remboursement arrondi au supérieur") is wider than
+ * the menu's half of a form row, and a select cuts what does not fit.
+ */
+function optionName(preset) {
+  return t(`rules.option.${preset}`);
+}
+
+/**
  * A rules picker for a form whose player count is the select `players`.
  * `defaults` is a promise of `/api/rulesets`' per-player-count knobs; `saved`
  * is what this picker held last time ({preset, knobs}).
- * Returns { nodes, spec(), refuse(message), clear(), state() }.
+ * Returns { label, about, fieldset, spec(), refuse(message), clear(), state() }: `about` is the line that says what
+ * the chosen preset means, for under the label's row.
  */
 export function rulesPicker(prefix, players, defaults, saved = {}) {
-  const select = h("select", { id: `${prefix}-rules` });
+  const aboutId = `${prefix}-rules-about`;
+  const select = h("select", { id: `${prefix}-rules`, "aria-describedby": aboutId });
+  const about = h("p.hint.rules-about", { id: aboutId, "aria-live": "polite" });
   const errorId = `${prefix}-rules-error`;
   const hintId = `${prefix}-rules-hint`;
   const described = `${hintId} ${errorId}`;
@@ -61,7 +73,7 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
     const wanted = select.value || saved.preset || "official";
     const list = [...(n === 2 ? TWO_PLAYER : PRESETS), CUSTOM];
     const value = list.includes(wanted) ? wanted : list[0];
-    select.replaceChildren(...list.map((v) => h("option", { value: v, selected: v === value }, presetName(v))));
+    select.replaceChildren(...list.map((v) => h("option", { value: v, selected: v === value }, optionName(v))));
     select.value = value;
     if (!touched && known) fill(known[n]);
     show();
@@ -69,6 +81,7 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
 
   function show() {
     const custom = select.value === "custom";
+    about.textContent = t(`rules.about.${select.value}`);
     fieldset.hidden = !custom;
     fieldset.disabled = !custom; // hidden knobs must not block the form's own validation
     if (!custom) clear();
@@ -98,6 +111,7 @@ export function rulesPicker(prefix, players, defaults, saved = {}) {
 
   return {
     label: h("label", { for: select.id }, t("rules.label"), select),
+    about,
     fieldset,
     /** The request's `rules` value: a preset name or the knobs. */
     spec() {
