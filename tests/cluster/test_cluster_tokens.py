@@ -7,32 +7,15 @@ Before, only the handling node's tables were swept: a thief's token at another n
 
 from __future__ import annotations
 
-import json
 import secrets
-import time
 from typing import Any
 
 import httpx
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
+
+from ..server.realws import hello, recv_until
 
 PASSWORD = "correct horse battery staple"
-
-
-def recv_until(ws: ClientConnection, wanted: Any, seconds: float = 15.0) -> dict[str, Any]:
-    """The first message ``wanted(message)`` accepts, within a deadline (messages before it are passed over)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError("the awaited message did not come")
-        message = json.loads(ws.recv(timeout=left))
-        if wanted(message):
-            return message
-
-
-def hello(ws: ClientConnection, token: str) -> dict[str, Any]:
-    ws.send(json.dumps({"type": "hello", "token": token}))
-    return recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
 
 
 def test_a_password_change_on_one_node_ends_the_tokens_at_another_nodes_tables(cluster: Any) -> None:

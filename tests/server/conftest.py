@@ -106,6 +106,25 @@ def serve(serve_process: type[Any]) -> Iterator[type[Any]]:
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def server(
+    serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    """One real ``forsale serve`` for all the tests of a module, on its own SQLite file, REST rate limit off.
+
+    The modules that attack a server over real HTTP (cross-site requests, look-alike names, rated fairness) make
+    more requests from one address than a person would; each test takes fresh names, so sharing the server
+    within a module leaks nothing between tests. A module with other needs defines its own ``server``.
+    """
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    workdir: Path = tmp_path_factory.mktemp(name)
+    proc = serve_process(f"sqlite:///{workdir / 'server.sqlite3'}", workdir, "--rest-rate", "1000000").start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
 WAITING_BOT = '''
 """A bot that thinks until a file appears (a stand-in for a long search), for the server tests."""
 import os

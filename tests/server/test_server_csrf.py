@@ -16,29 +16,19 @@ The browser half of the login CSRF is ``tests/web/test_web_csrf.py``.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
+
+from .realws import hello, recv_until
 
 pytestmark = pytest.mark.timeout(120)
 
 PASSWORD = "correct horse battery staple"
 EVIL = "http://evil.example"
-
-
-@pytest.fixture(scope="module")
-def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    workdir: Path = tmp_path_factory.mktemp("csrf")
-    proc = serve_process(f"sqlite:///{workdir / 'csrf.sqlite3'}", workdir, "--rest-rate", "1000000").start()
-    try:
-        yield proc
-    finally:
-        proc.stop()
 
 
 _names = iter(range(10**6))
@@ -131,26 +121,6 @@ def test_a_signed_in_post_with_only_a_foreign_referer_is_refused(server: Any) ->
 
 
 # -- 3. seat tokens end with the password ----------------------------------------------------------
-def recv_until(ws: ClientConnection, wanted: Any, seconds: float = 15.0) -> dict[str, Any]:
-    """The first message ``wanted(message)`` accepts, within a deadline (messages before it are passed over)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError("the awaited message did not come")
-        try:
-            message = json.loads(ws.recv(timeout=left))
-        except TimeoutError:
-            raise AssertionError("the awaited message did not come") from None
-        if wanted(message):
-            return dict(message)
-
-
-def hello(ws: ClientConnection, token: str | None) -> dict[str, Any]:
-    ws.send(json.dumps({"type": "hello", "token": token}))
-    return recv_until(ws, lambda m: m["type"] in ("welcome", "error"))
-
-
 def safe_move(view: dict[str, Any]) -> dict[str, Any]:
     if view["phase"] == "auction":
         return {"pass": True}

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -37,16 +36,6 @@ from .oldschema import create_old_database
 pytestmark = pytest.mark.timeout(120)
 
 PASSWORD = "correct horse battery staple"
-
-
-@pytest.fixture(scope="module")
-def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    workdir: Path = tmp_path_factory.mktemp("lookalikes")
-    proc = serve_process(f"sqlite:///{workdir / 'names.sqlite3'}", workdir, "--rest-rate", "1000000").start()
-    try:
-        yield proc
-    finally:
-        proc.stop()
 
 
 @pytest.fixture

@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,16 +19,6 @@ from forsale.server.ratings import player_at, rated_bot
 from .test_server_visibility import account
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    workdir: Path = tmp_path_factory.mktemp("rated")
-    proc = serve_process(f"sqlite:///{workdir / 'rated.sqlite3'}", workdir, "--rest-rate", "1000000").start()
-    try:
-        yield proc
-    finally:
-        proc.stop()
 
 
 def refused(response: httpx.Response, status: int, code: str) -> str:
