@@ -35,10 +35,9 @@ def test_the_page_knows_a_solo_game() -> None:
 
 
 @pytest.mark.parametrize("players", range(2, 7))
-def test_the_page_knows_an_unnamed_table(players: int) -> None:
-    pattern = js_constant("TABLE_OF").strip("/")
-    found = re.fullmatch(pattern, seats.table_name(players))
-    assert found and found.group(1) == str(players)
+def test_the_page_knows_an_unnamed_table_by_its_player_count(players: int) -> None:
+    assert seats.table_name(players) == js_constant("TABLE_OF").strip('"') + str(players)
+    assert "name === TABLE_OF + players" in FORMAT_JS
 
 
 def test_the_page_knows_a_bot_by_its_name_options_aside() -> None:

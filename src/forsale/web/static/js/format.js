@@ -37,10 +37,14 @@ export function h(tag, attrs, ...children) {
 
 
 // The names the server gives what nobody named, in English (forsale.server.seats, whose test holds these
-// forms to it); the page says them in its own language, whatever language the table was made in.
+// forms to it); the page says them in its own language, whatever language the table was made in. What a name is
+// comes with it: a seat's `kind` and `bot`, a table's `players`; a form is then one exact comparison, never a
+// pattern. (A person cannot take one of these names: the server refuses look-alikes, forsale.server.names.)
+// The forms stay in English on the wire because records keep names as they are, and a record file opened from
+// disk says nothing else about its names.
 const BOT = " bot";
 const LEFT = " (left; bot)";
-const TABLE_OF = /^Table of ([2-6])$/;
+const TABLE_OF = "Table of ";
 const SOLO = "Solo game";
 
 /** A seat's name as the page shows it: an open seat ("Seat 3"), a bot ("medium bot") and a person who left
@@ -62,11 +66,14 @@ export function shownNames(game) {
   return distinctNames((game.names || []).map((name, s) => shownName(name, s, { bot: bots[s], open: open.includes(s) })));
 }
 
-/** A table's name as the page shows it: the server's "Table of 4" and "Solo game" in the page's language. */
-export function shownTableName(name) {
+/**
+ * A table's name as the page shows it: the server's "Table of 4" and "Solo game" in the page's language.
+ * @param {string} name
+ * @param {number} players the table's seats, which the server's name for an unnamed table gives
+ */
+export function shownTableName(name, players) {
   if (name === SOLO) return t("lobby.soloName");
-  const of = TABLE_OF.exec(name);
-  return of ? t("lobby.tableOf", { count: Number(of[1]) }) : name;
+  return name === TABLE_OF + players ? t("lobby.tableOf", { count: players }) : name;
 }
 
 /** Seat names made distinct ("random bot 2", "random bot 3") so a log can be followed. */

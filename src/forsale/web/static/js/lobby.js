@@ -366,7 +366,7 @@ export function showLobby(ctx) {
         return h(
           "li",
           { dataset: { table: tb.id } },
-          h("span.what", null, shownTableName(tb.name), h("small", null, `${t("lobby.seats", { count: tb.players })} · ${rulesName(tb.rules)} · ${state} · ${who}`)),
+          h("span.what", null, shownTableName(tb.name, tb.players), h("small", null, `${t("lobby.seats", { count: tb.players })} · ${rulesName(tb.rules)} · ${state} · ${who}`)),
           mine && mine.token ? h("a.btn.primary", { href: `#/table/${tb.id}` }, t("lobby.backToSeat")) : null,
           !(mine && mine.token) && free.length ? h("a.btn", { href: `#/table/${tb.id}?seat=${free[0]}` }, t("lobby.join")) : null,
           h("a.btn.quiet", { href: `#/watch/${tb.id}` }, t("join.watch")),
@@ -387,7 +387,7 @@ export function showLobby(ctx) {
         return h(
           "li",
           { dataset: { table: tb.id } },
-          h("span.what", null, `${shownTableName(tb.name)}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}${score}`)),
+          h("span.what", null, `${shownTableName(tb.name, tb.players)}${when ? ` · ${when}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}${score}`)),
           h("a.btn", { href: `#/replay/${tb.id}` }, t("lobby.replay")),
           h("a.btn.quiet", { href: api.recordUrl(tb.id), download: `forsale-${tb.id}.json` }, t("lobby.record")),
         );

@@ -80,7 +80,7 @@ function gameItem(g) {
   return h(
     "li",
     { dataset: { table: g.id } },
-    h("span.what", null, `${shownTableName(g.name)}${when ? ` · ${when}` : ""}${g.rated ? ` · ${t("profile.ratedGame")}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}`)),
+    h("span.what", null, `${shownTableName(g.name, g.players)}${when ? ` · ${when}` : ""}${g.rated ? ` · ${t("profile.ratedGame")}` : ""}`, h("small", null, `${names.join(", ")} · ${t("lobby.wonBy", { names: won })}`)),
     h("a.btn", { href: g.replay }, t("lobby.replay")),
     h("a.btn.quiet", { href: g.record, download: `forsale-${g.id}.json` }, t("lobby.record")),
   );
@@ -98,7 +98,7 @@ async function inProgress(ctx) {
             h(
               "li",
               { dataset: { table: g.id } },
-              h("span.what", null, shownTableName(g.name), h("small", null, shownNames(g).join(", "))),
+              h("span.what", null, shownTableName(g.name, g.players), h("small", null, shownNames(g).join(", "))),
               h(
                 "button.btn.primary",
                 {

@@ -57,7 +57,7 @@ function badges(m) {
 
 /** The table's name as the page shows it. @param {TableModel} m */
 export function tableTitle(m) {
-  return m.table && m.table.name ? shownTableName(m.table.name) : t("table.name", { id: m.tableId });
+  return m.table && m.table.name ? shownTableName(m.table.name, m.table.players) : t("table.name", { id: m.tableId });
 }
 
 /** @param {TableModel} m */
