@@ -48,6 +48,19 @@ def check_panel(page, expected, players: int) -> None:
     assert len(set(shapes)) == players  # and a marker shape per seat
 
 
+def check_the_numbers_fit_a_phone(page) -> None:
+    """On a phone, the chart's numbers as a table scroll in their own box: the page stays as wide as the window (the
+    end screen sits centred on the felt, and its content's width once made it 407 px wide at three seats)."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.click("#analysis .chart-data summary")
+    expect(page.locator("#chance-table")).to_be_visible()
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert widths[0] <= widths[1], f"the table widens the page: {widths}"
+    page.click("#analysis .chart-data summary")
+    page.set_viewport_size(size)
+
+
 def check_links_into_the_replay(page, table_id: str, costly: list, total: int) -> None:
     """Each costly decision links to the replay at its moment (the table before the move: step = the move's index).
 
@@ -93,12 +106,14 @@ def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new
     legend = "() => [...document.querySelectorAll('#analysis .chart-legend li')].map(li => li.textContent.trim())"
     assert page.evaluate(legend)[0] == "You"
     shoot(page, "analysis-end")
+    check_the_numbers_fit_a_phone(page)
 
     page.click("#replay-link")  # within the page, as a player goes: the end screen's panel must not come along
     page.wait_for_selector("#replay-stage")
     check_panel(page, expected, 3)
     assert page.evaluate(legend)[0] == "Ann"  # the replay names the seat; its chart's legend too
     shoot(page, "analysis-replay")
+    check_the_numbers_fit_a_phone(page)
     check_links_into_the_replay(page, table_id, first, len(record["moves"]))
 
     spectator = new_page()
