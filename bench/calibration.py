@@ -7,7 +7,7 @@ of the houses held) turned into win chances by a softmax at some temperature
 and a two-point lead with seven sale rounds to go looks like a sure win; too
 high, and the search cannot tell a lead from a deficit. This bench plays
 games between ``expert`` and members of the population's **tuning half**
-(never the held-out half: :func:`forsale.bots.population.tuning`), takes each
+(never the held-out half: :func:`harness.population.tuning`), takes each
 game at the end of the auctions and after every sale round (``k`` houses
 left in each hand), and finds, for each ``k``, the temperature whose win
 chances give the game's actual win shares the highest likelihood (a grid of
@@ -32,9 +32,9 @@ from typing import Any
 from forsale import Deal, Ruleset, State, view
 from forsale.bots import make_agent
 from forsale.bots.expert import order_stat_means
-from forsale.bots.population import tuning
 from forsale.bots.valuation import expected_shares, hand_values, sale_temperature
 from forsale.rules import win_shares
+from harness.population import tuning
 
 GRID = [0.5 + 0.25 * i for i in range(39)]
 """Temperatures tried: 0.5 to 10 points by quarter points."""

@@ -1,15 +1,12 @@
-"""A cluster of ``forsale serve`` nodes behind HAProxy on loopback: the harness, and its load benchmark.
+"""The cluster's load benchmark: ``forsale serve`` nodes behind HAProxy on loopback, under load and killed.
 
-:class:`Cluster` starts N nodes (``forsale serve --cluster``) on one
-PostgreSQL database and Debian's ``haproxy`` in front of them, configured
-from ``deploy/haproxy.cfg`` (only the addresses change), so the tests in
-``tests/cluster/`` and this benchmark run the shipped configuration.
+The cluster is the harness's (:mod:`harness.cluster`: N nodes on one
+PostgreSQL database, HAProxy configured from ``deploy/haproxy.cfg``). This
+script measures, through HAProxy:
 
-The benchmark (``python bench/cluster_load.py``) measures, through HAProxy:
-
-- actions per second and the p50/p99 acknowledgement latency of
-  ``bench/server_load.py``'s clients, with one node and with three (on one
-  machine the nodes share its cores, so the CPU per action, all nodes
+- actions per second and the p50/p99 acknowledgement latency of the load
+  benchmark's clients (:mod:`harness.load`), with one node and with three (on
+  one machine the nodes share its cores, so the CPU per action, all nodes
   together, is reported too);
 - failover: bot tables spread over the nodes, one node killed with
   SIGKILL, and the time until every one of its tables has a new event
@@ -21,273 +18,27 @@ The benchmark (``python bench/cluster_load.py``) measures, through HAProxy:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import re
-import signal
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
-
-
-def server_load() -> ModuleType:
-    """``bench/server_load.py`` (its clients, its PostgreSQL and its percentiles), imported by its own name.
-
-    Its client processes are spawned, and find their code by module name: so
-    ``bench/`` goes on ``sys.path`` (which spawned children inherit).
-    """
-    import importlib
-
-    bench = str(Path(__file__).resolve().parent)
-    if bench not in sys.path:
-        sys.path.insert(0, bench)
-    return importlib.import_module("server_load")
-
-
-def wait_for(condition: Callable[[], Any], timeout: float, what: str, every: float = 0.05) -> Any:
-    """Poll ``condition`` until it returns something true (returned), or fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: not within {timeout:g} s")
-        time.sleep(every)
-
-
-def checkout_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
-    return env
-
-
-class Node:
-    """One ``forsale serve --cluster`` process (started, killed, paused, restarted by name)."""
-
-    def __init__(self, name: str, port: int, db: str, workdir: Path, lease_ttl: float, extra: list[str]) -> None:
-        self.name, self.port, self.db, self.workdir = name, port, db, workdir
-        self.lease_ttl, self.extra = lease_ttl, extra
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log = workdir / f"{name}.log"
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> Node:
-        cmd = [sys.executable, "-m", "forsale", "serve", "--cluster", "--node", self.name, "--db", self.db]
-        cmd += ["--port", str(self.port), "--lease-ttl", str(self.lease_ttl), "--log-level", "info"]
-        cmd += ["--rest-rate", "100000", "--sockets-per-address", "0"]  # every client is on loopback
-        cmd += ["--tables-per-client", "0", "--bot-tables-per-client", "0", "--games-per-client", "0"]
-        cmd += ["--trusted-proxy", "127.0.0.1", *self.extra]  # HAProxy on loopback
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                cmd, env=checkout_env(), cwd=self.workdir, stdout=log, stderr=subprocess.STDOUT
-            )
-        return self
-
-    def healthy(self) -> bool:
-        if self.proc is None or self.proc.poll() is not None:
-            raise RuntimeError(f"node {self.name} exited: {self.log.read_text()[-3000:]}")
-        with contextlib.suppress(httpx.HTTPError):
-            return httpx.get(self.base + "/api/cluster/health", timeout=2).status_code == 200
-        return False
-
-    def wait_healthy(self, timeout: float = 90) -> None:
-        wait_for(self.healthy, timeout, f"node {self.name} healthy", every=0.1)
-
-    def signal(self, sig: int) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(sig)
-
-    def kill9(self) -> None:
-        """``kill -9``: no shutdown code runs, no lease is released."""
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait(10)
-
-    def stop(self, timeout: float = 30) -> None:
-        """A clean stop (SIGTERM): the node hands its tables over, then exits."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGCONT)  # in case it was paused
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-
-def haproxy_config(port: int, stats_port: int, nodes: list[Node]) -> str:
-    """``deploy/haproxy.cfg`` from ``defaults`` down, on loopback: the listening and node addresses replaced."""
-    text = HAPROXY_CFG.read_text()
-    text = text[text.index("\ndefaults") + 1 :]
-    text = text.replace("    bind :80\n", f"    bind 127.0.0.1:{port}\n")
-    text = text.replace("    bind 127.0.0.1:8404\n", f"    bind 127.0.0.1:{stats_port}\n")
-    text = text.replace("    log global\n", "").replace("    option httplog\n", "")
-    ports = {n.name: n.port for n in nodes}
-
-    def server(match: re.Match[str]) -> str:
-        name = match.group(1)
-        return f"    server {name} 127.0.0.1:{ports[name]}" if name in ports else ""
-
-    text = re.sub(r"^    server (\S+) \S+:8000", server, text, flags=re.MULTILINE)
-    return "global\n    maxconn 4000\n\n" + text  # within a test runner's open-file limit
-
-
-class Balancer:
-    """Debian's ``haproxy`` in the foreground, configured by :func:`haproxy_config`."""
-
-    def __init__(self, port: int, stats_port: int, nodes: list[Node], workdir: Path) -> None:
-        self.port, self.stats_port = port, stats_port
-        self.config = workdir / "haproxy.cfg"
-        self.config.write_text(haproxy_config(port, stats_port, nodes))
-        self.log = workdir / "haproxy.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    def start(self) -> Balancer:
-        check = subprocess.run(["haproxy", "-c", "-q", "-f", str(self.config)], capture_output=True, text=True)
-        if check.returncode != 0:
-            raise RuntimeError(f"haproxy refused its configuration: {check.stderr}")
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                ["haproxy", "-db", "-f", str(self.config)], stdout=log, stderr=subprocess.STDOUT
-            )
-        return self
-
-    def status(self) -> dict[tuple[str, str], str]:
-        """``(backend, server) -> UP/DOWN/...`` from the stats page's CSV."""
-        if self.proc is None or self.proc.poll() is not None:
-            raise RuntimeError(f"haproxy exited: {self.log.read_text()[-2000:]}")
-        with contextlib.suppress(httpx.HTTPError):
-            rows = httpx.get(f"http://127.0.0.1:{self.stats_port}/;csv", timeout=2).text.splitlines()
-            out = {}
-            for row in rows[1:]:
-                fields = row.split(",")
-                if len(fields) > 17 and fields[1] not in ("FRONTEND", "BACKEND"):
-                    out[(fields[0], fields[1])] = fields[17]
-            return out
-        return {}
-
-    def wait_servers(self, names: set[str], state: str = "UP", timeout: float = 60) -> None:
-        def ready() -> bool:
-            status = self.status()
-            return bool(status) and all(
-                status.get((b, n), "").startswith(state) for b in ("by_table", "any_node") for n in names
-            )
-
-        wait_for(ready, timeout, f"haproxy sees {sorted(names)} {state}", every=0.1)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-
-class Cluster:
-    """N nodes on one database and HAProxy in front (see the module docstring)."""
-
-    def __init__(
-        self, db: str, workdir: Path, nodes: int = 3, lease_ttl: float = 2.5, node_args: tuple[str, ...] = ()
-    ) -> None:
-        load = server_load()
-        self.db, self.workdir = db, workdir
-        self.nodes = [
-            Node(f"n{i + 1}", load.free_port(), db, workdir, lease_ttl, list(node_args)) for i in range(nodes)
-        ]
-        self.by_name = {n.name: n for n in self.nodes}
-        self.balancer = Balancer(load.free_port(), load.free_port(), self.nodes, workdir)
-        from sqlalchemy import create_engine
-
-        from forsale.server.storage import normalize_url
-
-        self.engine = create_engine(normalize_url(db), pool_size=2)
-
-    def start(self) -> Cluster:
-        for node in self.nodes:  # together, on what may be an empty database (the schema is made under a lock)
-            node.start()
-        for node in self.nodes:
-            node.wait_healthy()
-        self.balancer.start()
-        self.balancer.wait_servers({n.name for n in self.nodes})
-        return self
-
-    def restart(self, name: str, wait: bool = True) -> None:
-        """Start a node that was killed or stopped again; with ``wait``, until HAProxy sends it requests."""
-        node = self.by_name[name]
-        node.start()
-        if wait:
-            node.wait_healthy()
-            self.balancer.wait_servers({name})
-
-    def sql(self, query: str, **params: Any) -> list[Any]:
-        from sqlalchemy import text
-
-        with self.engine.begin() as conn:
-            return list(conn.execute(text(query), params).all())
-
-    def owners(self) -> dict[str, tuple[str, int]]:
-        """``game id -> (node, epoch)`` of every live lease."""
-        rows = self.sql(
-            "SELECT game_id, node, epoch FROM forsale_leases WHERE expires_at > extract(epoch from clock_timestamp())"
-        )
-        return {g: (n, e) for g, n, e in rows}
-
-    def events(self, game_id: str) -> list[Any]:
-        return self.sql(
-            "SELECT seq, seat, action::text, source FROM forsale_events WHERE game_id = :g ORDER BY seq", g=game_id
-        )
-
-    def stop(self) -> None:
-        self.balancer.stop()
-        for node in self.nodes:
-            node.stop()
-        self.engine.dispose()
-
-
-@contextlib.contextmanager
-def cluster(db: str | None, nodes: int, lease_ttl: float, node_args: tuple[str, ...]) -> Iterator[Cluster]:
-    """A started cluster on ``db`` (or a throw-away PostgreSQL), stopped at the end."""
-    with contextlib.ExitStack() as stack:
-        url = db or stack.enter_context(server_load().postgres())
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="forsale-cluster-")))
-        c = Cluster(url, workdir, nodes, lease_ttl, node_args)
-        stack.callback(c.stop)
-        yield c.start()
+from harness.cluster import cluster, wait_for
+from harness.load import cpu_seconds, measure
 
 
 def load_run(nodes: int, args: argparse.Namespace) -> dict[str, Any]:
-    """``bench/server_load.py``'s clients through HAProxy in front of ``nodes`` nodes."""
+    """The load benchmark's clients (:func:`harness.load.measure`) through HAProxy in front of ``nodes`` nodes."""
     with cluster(None, nodes, args.lease_ttl, ("--bot-delay", "0")) as c:
-        load = server_load()
         ns = argparse.Namespace(
             tables=args.tables, think=args.think, procs=args.procs, duration=args.duration,
             stagger=args.stagger, seed=args.seed, plot=None, server_arg=[],
         )  # fmt: skip
         assert c.balancer.proc is not None
-        haproxy0 = load.cpu_seconds(c.balancer.proc.pid)
-        out = load.measure(c.balancer.base, c.balancer.ws, [n.proc.pid for n in c.nodes if n.proc], ns, "postgresql")
-        out["haproxy_cpu_s"] = round(load.cpu_seconds(c.balancer.proc.pid) - haproxy0, 2)
+        haproxy0 = cpu_seconds(c.balancer.proc.pid)
+        out = measure(c.balancer.base, c.balancer.ws, [n.proc.pid for n in c.nodes if n.proc], ns, "postgresql")
+        out["haproxy_cpu_s"] = round(cpu_seconds(c.balancer.proc.pid) - haproxy0, 2)
         out["nodes"] = nodes
         return out
 

@@ -34,9 +34,8 @@ from forsale.arena.tournament import SEATINGS
 from forsale.bots import make_agent
 from forsale.bots.valuation import hand_values
 from forsale.record import from_record
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, when loaded by path
-from reports import rounded, share_ci
+from harness import population  # registers the pop-... members a table may name, here and in the workers
+from harness.stats import rounded, share_ci
 
 MEASURES = ("auction_points", "final_points", "share")
 """Per bot and deal: points above the table's mean at the end of the auctions, at the end; the win share."""
@@ -164,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             records=True,
             on_result=lambda _: progress.advance(task),
             seating=args.seating,
+            bot_modules=[population.__name__],
         )
     deals = per_deal(results, n)
     report: dict[str, Any] = {

@@ -1,6 +1,6 @@
 """How well ``hard``'s sale models predict players they were not built on (issue 32): log-loss per sale.
 
-For each held-out member (:func:`forsale.bots.population.held_out`, drawn
+For each held-out member (:func:`harness.population.held_out`, drawn
 with the seed as ``bench/strength.py --fields`` draws them), ``--games``
 games of ``expert`` against ``--players`` - 1 copies of the member are
 played on the tournament's deals; at the end of each game the member's
@@ -26,11 +26,11 @@ from typing import Any
 
 from forsale.arena.tournament import deal_for, lineup_for
 from forsale.bots import make_agent
-from forsale.bots.population import held_out
 from forsale.bots.salemodels import fit_opponents
 from forsale.rules import Ruleset
 from forsale.state import State
 from forsale.view import view
+from harness.population import held_out
 
 
 def member_losses(member: str, players: int, games: int, seed: int) -> dict[str, Any]:

@@ -34,8 +34,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
-sys.path.insert(0, str(SRC))
+SRC = HERE.parent / "src"  # forsale simulate's PYTHONPATH: this checkout's package, whatever is installed
 
 from forsale import Ruleset  # noqa: E402
 from forsale.sim.memory import retain_freed_memory  # noqa: E402

@@ -56,8 +56,10 @@ import aiohttp
 import uvloop
 
 from forsale import referee
-from fuzz import Server, database
-from server_load import dumps, heuristic, loads, percentile
+from harness.db import database
+from harness.load import dumps, heuristic, loads
+from harness.serve import ServeProcess
+from harness.stats import percentile
 
 BENCH = Path(__file__).resolve().parent
 
@@ -95,7 +97,7 @@ class Soak:
 
     base: str
     args: argparse.Namespace
-    server: Server
+    server: ServeProcess
     start: float = field(default_factory=time.monotonic)
     end: float = 0.0
     draining: bool = False
@@ -564,7 +566,7 @@ def main() -> None:
         parser.error("--tables >= 1, --minutes > 0, --think >= 0, 0 <= --kill-at < 1, --hostile >= 0")
     gc.disable()  # the clients' own collections would count against the server's latency (see server_load.py)
     with tempfile.TemporaryDirectory(prefix="forsale-soak-") as tmp, database(args.db, Path(tmp)) as url:
-        server = Server(url, Path(tmp), "--grace", "120").start()
+        server = ServeProcess(url, Path(tmp), "--rest-rate", "1000000", "--grace", "120", log_name="server.log").start()
         try:
             soak = Soak(server.base, args, server)
             uvloop.run(soak.main())

@@ -19,7 +19,7 @@ Modes (any together; official rules):
 - ``--vs BOT``: the candidate against three copies of ``BOT`` (4 players);
 - ``--tables T``: ``T`` random 4-seat tables, the candidate and three
   distinct members of the population's **held-out half**
-  (:func:`forsale.bots.population.held_out`), drawn with the seed
+  (:func:`harness.population.held_out`), drawn with the seed
   ``forsale-strength-tables:SEED``; per table, the average, the worst table,
   and ``expert`` in the candidate's seat at the same tables with the same
   deals and seat generators, with the paired per-deal difference
@@ -71,11 +71,10 @@ from typing import Any
 
 from forsale.arena import GameResult, run_tournament
 from forsale.arena.tournament import SEATINGS
-from forsale.bots import make_agent, population
-from forsale.bots.population import held_out
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # its sibling, when loaded by path (the tests)
-from reports import paired_round_robins, pooled_round_robins, ranking, rounded, share_ci
+from forsale.bots import make_agent
+from harness import population
+from harness.population import held_out
+from harness.stats import paired_round_robins, pooled_round_robins, ranking, rounded, share_ci
 
 TABLE_SEATS = 4
 ROUND_ROBIN_POPULATION = 3
@@ -138,7 +137,15 @@ def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dic
 def play(lineup: list[str], games: int, seed: int, args: argparse.Namespace, advance: Advance) -> list[GameResult]:
     """The table's games, with the workers and the seating of ``args``."""
     n = len(lineup)
-    return run_tournament(lineup, rounded(games, n), seed, jobs=args.workers, on_result=advance, seating=args.seating)
+    return run_tournament(
+        lineup,
+        rounded(games, n),
+        seed,
+        jobs=args.workers,
+        on_result=advance,
+        seating=args.seating,
+        bot_modules=[population.__name__],  # the pop-... members, in every worker
+    )
 
 
 # -- the modes -------------------------------------------------------------------------

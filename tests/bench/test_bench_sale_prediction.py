@@ -7,7 +7,7 @@ import json
 from math import factorial, log
 from pathlib import Path
 
-from forsale.bots.population import held_out
+from harness.population import held_out
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "sale_prediction.py"
 

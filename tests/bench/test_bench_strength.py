@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from forsale.bots.population import held_out
+from harness.population import held_out
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
 

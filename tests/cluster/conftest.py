@@ -17,8 +17,9 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from harness.cluster import Cluster
+
 from ..server import conftest as server_fixtures
-from ..server.wire import bench_module
 
 postgres_url = server_fixtures.postgres_url  # the fixture: the server tests' PostgreSQL, started once
 
@@ -39,15 +40,14 @@ def cluster_db(postgres_url: str) -> str:
 
 @pytest.fixture(scope="module")
 def cluster(cluster_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Three started nodes (n1, n2, n3) and HAProxy in front: a :class:`bench.cluster_load.Cluster`."""
+    """Three started nodes (n1, n2, n3) and HAProxy in front: a :class:`harness.cluster.Cluster`."""
     if shutil.which("haproxy") is None:
         message = "HAProxy is not installed; apt-get install haproxy"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(message)
         pytest.skip(message)
-    harness = bench_module("cluster_load")
     workdir = tmp_path_factory.mktemp("cluster")
-    c = harness.Cluster(cluster_db, workdir, 3, LEASE_TTL, ("--bot-delay", "0.1", "--grace", "120"))
+    c = Cluster(cluster_db, workdir, 3, LEASE_TTL, ("--bot-delay", "0.1", "--grace", "120"))
     try:
         yield c.start()
     finally:

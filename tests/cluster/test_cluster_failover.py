@@ -22,13 +22,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from ..server.wire import bench_module
+from harness.cluster import NODE_READY_S, wait_for
+
 from .conftest import LEASE_TTL
 from .players import Games, check_game, new_game
 
 pytestmark = pytest.mark.timeout(240)
 
-wait_for = bench_module("cluster_load").wait_for
 BOTS = [None, "random", "random"]
 
 
@@ -135,7 +135,7 @@ def test_a_paused_node_that_comes_back_cannot_corrupt_the_tables_taken_from_it(c
             pass
         assert acked == []
     check_all(cluster, runner, {table: {1, 2}})
-    stale.wait_healthy()  # it carries on as a node, without the table
+    stale.wait_ready(NODE_READY_S)  # it carries on as a node, without the table
     assert table not in {g for g, (n, _) in cluster.owners().items() if n == owner}
 
 
@@ -176,7 +176,7 @@ def test_each_node_reports_its_leases_on_metrics_and_the_balancer_keeps_them_in(
     owner = wait_for(lambda: cluster.owners().get(table), 30, "the new table has an owner")[0]
     taken = 0.0
     for node in cluster.nodes:
-        node.wait_healthy()  # the node stopped by an earlier test is back
+        node.wait_ready(NODE_READY_S)  # the node stopped by an earlier test is back
         text = httpx.get(f"{node.base}/metrics", timeout=10).text
         samples = {
             s.name: s.value

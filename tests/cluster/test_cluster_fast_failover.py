@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from forsale.server.leases import LIVENESS
+from harness.cluster import Cluster, wait_for
 
-from ..server.wire import bench_module
 from .conftest import cluster_db, postgres_url  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.timeout(240)
@@ -37,8 +37,7 @@ def slow_lease_cluster(cluster_db: str, tmp_path_factory: pytest.TempPathFactory
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail("HAProxy is not installed")
         pytest.skip("HAProxy is not installed; apt-get install haproxy")
-    harness = bench_module("cluster_load")
-    c = harness.Cluster(cluster_db, tmp_path_factory.mktemp("fast"), 3, LEASE_TTL, ("--bot-delay", "0.1"))
+    c = Cluster(cluster_db, tmp_path_factory.mktemp("fast"), 3, LEASE_TTL, ("--bot-delay", "0.1"))
     try:
         yield c.start()
     finally:
@@ -56,7 +55,7 @@ def bot_tables(slow_lease_cluster: Any) -> list[str]:
             assert created.status_code == 201, created.text
             made.append(created.json()["table"]["id"])
     rows = "SELECT count(DISTINCT game_id) FROM forsale_events WHERE game_id = ANY(:ids)"
-    bench_module("cluster_load").wait_for(lambda: c.sql(rows, ids=made)[0][0] == len(made), 60, "bot tables under way")
+    wait_for(lambda: c.sql(rows, ids=made)[0][0] == len(made), 60, "bot tables under way")
     return made
 
 
@@ -66,7 +65,6 @@ def test_a_broken_notice_connection_does_not_cost_a_live_node_its_tables(slow_le
     Before, the node waited 1 s to reconnect while the others ended its leases after 0.5 s without its lock.
     """
     c = slow_lease_cluster
-    wait_for = bench_module("cluster_load").wait_for
     made = []
     with httpx.Client(base_url=c.balancer.base, timeout=60) as http:
         for _ in range(9):  # waiting for a player: they hold their leases throughout (bot games end too soon)
@@ -105,7 +103,6 @@ def test_a_killed_nodes_tables_move_within_seconds_not_its_lease(
     slow_lease_cluster: Any, bot_tables: list[str]
 ) -> None:
     c = slow_lease_cluster
-    wait_for = bench_module("cluster_load").wait_for
     made = bot_tables
 
     def last_seqs() -> dict[str, int]:

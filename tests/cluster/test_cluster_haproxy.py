@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ..server.wire import bench_module
+from harness.cluster import HAPROXY_CFG, Node, haproxy_config
+from harness.serve import free_port
 
 FLOOR = 20000
 """The hard open-file limit the shipped configuration must start within (docs/deploy.md, "Open files")."""
@@ -29,15 +30,13 @@ def test_the_shipped_global_maxconn_starts_within_a_common_open_file_limit(tmp_p
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     if hard != resource.RLIM_INFINITY and hard < FLOOR:
         pytest.skip(f"this machine's hard open-file limit is {hard}, below the {FLOOR} the configuration is made for")
-    harness = bench_module("cluster_load")
-    shipped = harness.HAPROXY_CFG.read_text()
+    shipped = HAPROXY_CFG.read_text()
     maxconn = re.search(r"^    maxconn (\d+)$", shipped[: shipped.index("\ndefaults")], re.MULTILINE)
     assert maxconn is not None
     assert 2 * int(maxconn.group(1)) + 1000 <= FLOOR  # what HAProxy asks for, roughly
-    load = harness.server_load()
-    stats = load.free_port()
-    nodes = [harness.Node(f"n{i}", load.free_port(), "", tmp_path, 1.0, []) for i in (1, 2, 3)]
-    config = harness.haproxy_config(load.free_port(), stats, nodes)  # loopback, no node running
+    stats = free_port()
+    nodes = [Node(f"n{i}", free_port(), "", tmp_path, 1.0, []) for i in (1, 2, 3)]
+    config = haproxy_config(free_port(), stats, nodes)  # loopback, no node running
     config = config.replace("global\n    maxconn 4000\n", f"global\n    maxconn {maxconn.group(1)}\n", 1)
     (tmp_path / "haproxy.cfg").write_text(config)
     proc = subprocess.Popen(

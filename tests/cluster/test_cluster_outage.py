@@ -27,8 +27,10 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
-from ..server import conftest as server_fixtures
-from ..server.wire import bench_module
+from harness.cluster import Node
+from harness.db import postgres_bin
+from harness.serve import free_port
+
 from .players import choose
 
 pytestmark = pytest.mark.timeout(180)
@@ -38,11 +40,11 @@ class Postgres:
     """A PostgreSQL cluster of this test's own, to stop and start (as ``postgres`` when run as root)."""
 
     def __init__(self, base: Path) -> None:
-        bindir = server_fixtures._pg_bin()
+        bindir = postgres_bin()
         if bindir is None:
             pytest.skip("PostgreSQL is not installed")
         self.bindir, self.base, self.data = bindir, base, base / "data"
-        self.port = server_fixtures.free_port()
+        self.port = free_port()
         self.prefix: list[str] = []
         if os.geteuid() == 0:
             shutil.chown(base, "postgres", "postgres")
@@ -98,11 +100,9 @@ def my_turn(ws: ClientConnection) -> dict[str, Any]:
 def test_a_database_outage_is_answered_unavailable_with_the_id_and_logged_in_two_lines(
     own_postgres: Postgres, tmp_path: Path
 ) -> None:
-    harness = bench_module("cluster_load")
-    node = harness.Node("n1", server_fixtures.free_port(), own_postgres.url, tmp_path, 10.0, ["--bot-delay", "0.05"])
-    node.start()
+    node = Node("n1", free_port(), own_postgres.url, tmp_path, 10.0, ["--bot-delay", "0.05"])
     try:
-        node.wait_healthy()
+        node.start(90)
         base = node.base
         solo = httpx.post(f"{base}/api/solo", json={"players": 3, "bot": "random"}, timeout=30)
         assert solo.status_code == 201, solo.text

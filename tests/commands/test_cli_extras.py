@@ -17,10 +17,8 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.request
 from pathlib import Path
@@ -282,48 +280,26 @@ def test_one_extra_is_enough_for_its_commands(forsale_without, tmp_path, extra, 
         assert (tmp_path / "out.png").stat().st_size > 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _get(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=5) as response:
         return response.read()
 
 
-def test_the_server_extra_alone_serves_the_page_and_every_bot(forsale_env, tmp_path):
+def test_the_server_extra_alone_serves_the_page_and_every_bot(serve_process, tmp_path):
     """What ``scripts/serve`` installs (the server extra, nothing else) is enough to serve the page and the bots.
 
-    psycopg is blocked too: with SQLite the PostgreSQL driver is never imported.
+    psycopg is blocked too: with SQLite the PostgreSQL driver is never imported. The server offers its research
+    bots, so that ppo (numpy's) would be listed if the blocked extras were imported.
     """
-    port = _free_port()
-    argv = ["serve", "--port", str(port), "--db", f"sqlite:///{tmp_path / 'db.sqlite3'}", "--log-level", "warning"]
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", BLOCKER, ",".join([*only("server"), "psycopg"]), *argv],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        env=forsale_env,
-        cwd=tmp_path,
-    )
-    base = f"http://127.0.0.1:{port}"
+    blocked = ",".join([*only("server"), "psycopg"])
+    db = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    server = serve_process(db, tmp_path, "--research-bots", main=("-c", BLOCKER, blocked), log_name="server.log")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, (tmp_path / "server.log").read_text()
-            try:
-                health = json.loads(_get(base + "/api/health"))
-                break
-            except OSError:  # refused, reset or timed out while uvicorn starts (URLError is an OSError)
-                assert time.monotonic() < deadline, (tmp_path / "server.log").read_text()
-                time.sleep(0.1)  # polling a condition (the port answering), not waiting for a guessed time
-        assert health["status"] == "ok"
+        base = server.start().base
+        assert json.loads(_get(base + "/api/health"))["status"] == "ok"
         assert b"<html" in _get(base + "/").lower()
         bots = json.loads(_get(base + "/api/bots"))  # imports every bot module the lobby offers
-        assert {"random", "medium", "hard"} <= set(bots["names"])
+        assert {"random", "medium", "hard", "expert"} <= set(bots["names"])
         assert "ppo" not in bots["names"] and "ppo" not in bots["bots"]  # it needs numpy: offered nowhere here
         request = urllib.request.Request(
             base + "/api/solo",
@@ -333,10 +309,8 @@ def test_the_server_extra_alone_serves_the_page_and_every_bot(forsale_env, tmp_p
         with urllib.request.urlopen(request, timeout=5) as response:
             assert response.status == 201
     finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
-    assert "Traceback" not in (tmp_path / "server.log").read_text()
+        server.stop()
+    assert "Traceback" not in server.log.read_text()
 
 
 # -- a real bare install ---------------------------------------------------------

@@ -2,72 +2,30 @@
 
 from __future__ import annotations
 
-import glob
 import os
-import shutil
-import socket
-import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _pg_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
-    return Path(found[-1]).parent if found else None
+from harness.db import PostgresMissing, postgres
 
 
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
-    """A throw-away PostgreSQL cluster (initdb + pg_ctl in a temporary directory), its URL.
+    """A throw-away PostgreSQL cluster (:func:`harness.db.postgres`, without fsync), its URL.
 
-    As root the cluster runs as the ``postgres`` user (PostgreSQL refuses to
-    run as root). Without the binaries the tests that need it are skipped,
-    except under CI (``CI=true``), where that is a failure: CI installs them.
+    Without the binaries the tests that need it are skipped, except under CI
+    (``CI=true``), where that is a failure: CI installs them.
     """
-    bindir = _pg_bin()
-    if bindir is None:
-        message = "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb); apt-get install postgresql"
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    root = os.geteuid() == 0
-    base = Path(tempfile.mkdtemp(prefix="forsale-pg-"))
-    prefix: list[str] = []
-    if root:
-        shutil.chown(base, "postgres", "postgres")
-        prefix = ["runuser", "-u", "postgres", "--"]
-    data = base / "data"
-    port = free_port()
-    run = {"check": True, "capture_output": True, "text": True}
-    subprocess.run(
-        [*prefix, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"], **run
-    )  # type: ignore[call-overload]
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50"
     try:
-        subprocess.run(
-            [*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(base / "log"), "-w", "start"],
-            **run,  # type: ignore[call-overload]
-        )
-        subprocess.run(
-            [*prefix, str(bindir / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "forsale_test"],
-            **run,  # type: ignore[call-overload]
-        )
-        yield f"postgresql://postgres@127.0.0.1:{port}/forsale_test"
-    finally:
-        subprocess.run(
-            [*prefix, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], capture_output=True
-        )
-        shutil.rmtree(base, ignore_errors=True)
+        with postgres("forsale_test", fast=True) as url:
+            yield url
+    except PostgresMissing as missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(str(missing))
+        pytest.skip(str(missing))
 
 
 @pytest.fixture

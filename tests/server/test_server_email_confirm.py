@@ -37,8 +37,8 @@ from forsale.server.emails import (
     _op_claim,
 )
 from forsale.server.storage import Storage
+from harness.serve import free_port
 
-from .conftest import free_port
 from .signin import as_account, sign_up
 from .smtp import Inbox, confirmation_token
 

@@ -35,12 +35,10 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from websockets.sync.client import connect
 
 from forsale.server import create_app
-
-from .wire import bench_module
+from harness.probes import hostile_body
+from harness.referee import rest_problem
 
 pytestmark = pytest.mark.timeout(120)
-
-fuzz = bench_module("fuzz")
 
 MAX_EXAMPLES = 25
 """Examples per operation and generation mode: 13 operations answer within the module's minute."""
@@ -156,14 +154,14 @@ def test_every_post_operation_documents_its_json_body(server: Fixtures) -> None:
 
 @settings(max_examples=60, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
-@given(path=st.sampled_from(["/api/tables", "/api/solo", "join", "leave", "settings"]), body=fuzz.hostile_body(),
+@given(path=st.sampled_from(["/api/tables", "/api/solo", "join", "leave", "settings"]), body=hostile_body(),
        table=st.integers(0, 2))  # fmt: skip
 def test_hostile_bodies_get_a_documented_answer(server: Fixtures, path: str, body: bytes, table: int) -> None:
     """Whatever the body, the answer is a 2xx or a documented 4xx with the error envelope, never a 5xx."""
     if not path.startswith("/"):
         path = f"/api/tables/{server.table_ids[table]}/{path}"
     response = server.http.post(path, content=body, headers={"Content-Type": "application/json"})
-    assert fuzz.rest_problem(response) is None, (path, body[:200], fuzz.rest_problem(response))
+    assert rest_problem(response) is None, (path, body[:200], rest_problem(response))
     assert server.http.get("/api/health").status_code == 200
 
 

@@ -1,7 +1,7 @@
 """Property-based WebSocket fuzzing of a real ``forsale serve``, interleaved with honest play.
 
-Hypothesis drives :mod:`bench/fuzz.py <fuzz>` (the machinery is shared with
-the longer run there): a few all-human tables are played to the end over
+Hypothesis drives the harness's fuzzer (:mod:`harness.fuzzer`, shared with
+the longer run of ``bench/fuzz.py``): a few all-human tables are played to the end over
 real WebSockets on loopback while hostile twins of every seat, spectators
 and strangers send mutated, out-of-turn, replayed, malformed, oversize,
 binary and flooding messages, and hostile REST requests go in between. The
@@ -25,11 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
-from .wire import bench_module
+from harness.fuzzer import hypothesis_example, run_example
 
 pytestmark = pytest.mark.timeout(180)
-
-fuzz = bench_module("fuzz")
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +43,7 @@ def server(serve_process: type[Any], tmp_path_factory: pytest.TempPathFactory) -
 def test_hostile_messages_never_desynchronise_honest_games(server: Any) -> None:
     """Three random examples of two tables each (seeds 0-2); the findings of all of them are listed together.
 
-    Hypothesis only generates here (:func:`fuzz.hypothesis_example`): an
+    Hypothesis only generates here (:func:`~harness.fuzzer.hypothesis_example`): an
     example talks to a live server, so it cannot be replayed draw for draw,
     and a failing one is not shrunk; its findings say what went wrong.
     """
@@ -53,13 +51,13 @@ def test_hostile_messages_never_desynchronise_honest_games(server: Any) -> None:
     counts = {"examples": 0, "moves": 0, "probes": 0}
 
     def body(draw: Any) -> None:
-        fuzzer = fuzz.run_example(server.base, draw, tables=2, steps_between=2)
+        fuzzer = run_example(server.base, draw, tables=2, steps_between=2)
         findings.extend(fuzzer.findings)
         counts["moves"] += fuzzer.honest_moves
         counts["probes"] += sum(fuzzer.probes.values())
 
     for seed in range(3):
-        counts["examples"] += fuzz.hypothesis_example(seed, body)
+        counts["examples"] += hypothesis_example(seed, body)
     assert counts["examples"] == 3 and counts["moves"] > 0 and counts["probes"] > 0, counts
     assert not findings, f"{len(findings)} findings:\n" + "\n".join(
         f"- {kind}: {details}" for kind, details in findings

@@ -35,12 +35,9 @@ from forsale.server.lobby import Lobby, Options
 from forsale.server.messages import CreateTable
 from forsale.server.refused import Refused
 from forsale.server.storage import Storage
-
-from .wire import bench_module
+from harness.referee import expected_event, replay_states  # the fuzzer's replay of honest moves, its events
 
 pytestmark = pytest.mark.timeout(300)
-
-fuzz = bench_module("fuzz")  # the fuzzer's replay of honest moves and its expected public events
 
 INFO_KEYS = {
     "id", "name", "status", "players", "rules", "rules_text", "seats", "open_seats", "time_limit", "grace",
@@ -72,7 +69,7 @@ def check_messages(
                 assert message["view"] == expected, f"seat {seat} at seq {seq}"
                 current_view = message["view"]
                 if kind == "state" and seq > 0:
-                    assert message["event"] == fuzz.expected_event(states, seq, *actions[seq - 1])
+                    assert message["event"] == expected_event(states, seq, *actions[seq - 1])
                 elif kind == "state":
                     assert message["event"] == {"kind": "start"}
                 else:
@@ -171,7 +168,7 @@ async def play_in_process(lobby: Lobby, rng: random.Random) -> None:
         actions.append((seat, action))
     for seat in received:
         received[seat] += drain(conns[seat])
-    states = fuzz.replay_states(table.record(), actions)
+    states = replay_states(table.record(), actions)
     assert states[-1].scores() == table.state.scores()
     assert check_messages(received, states, actions) > len(actions) * n
 
@@ -233,5 +230,5 @@ def test_no_message_leaks_over_real_websockets(tmp_path: Path) -> None:
                 for ws in sockets.values():
                     ws.__exit__(None, None, None)
             record = client.get(f"/api/tables/{table_id}/record").json()
-            states = fuzz.replay_states(record, actions)
+            states = replay_states(record, actions)
             assert check_messages(received, states, actions) > len(actions) * n

@@ -23,8 +23,8 @@ from forsale.server import create_app
 from forsale.server.mailer import SmtpSettings
 from forsale.server.messages import Language
 from forsale.server.turns import ENGLISH, turn_email, when_text
+from harness.serve import free_port
 
-from .conftest import free_port
 from .signin import as_account, sign_up
 from .smtp import Inbox, confirmation_token
 

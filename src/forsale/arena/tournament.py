@@ -18,6 +18,7 @@ moves do not depend on the clock: search bots spend a wall-clock budget).
 
 from __future__ import annotations
 
+import importlib
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -122,8 +123,10 @@ def play_game(
     )
 
 
-def _play_packed(args: tuple[Sequence[str], int, int, Any, bool, str]) -> GameResult:
-    bots, seed, index, rules, record, seating = args
+def _play_packed(args: tuple[Sequence[str], int, int, Any, bool, str, tuple[str, ...]]) -> GameResult:
+    bots, seed, index, rules, record, seating, bot_modules = args
+    for module in bot_modules:  # a worker process registers the caller's extra bots before building any
+        importlib.import_module(module)
     return play_game(bots, seed, index, rules, record=record, seating=seating)
 
 
@@ -138,8 +141,12 @@ def run_tournament(
     records: bool = False,
     on_result: Callable[[GameResult], None] | None = None,
     seating: str = "shuffle",
+    bot_modules: Sequence[str] = (),
 ) -> list[GameResult]:
     """Play ``games`` games of the lineup ``bots`` (one spec per seat); results in game order.
+
+    ``bot_modules``: modules that register more bots (``harness.population``, the bench's measurement
+    population), imported here and in every process that plays games, before any bot is built.
 
     ``seating``: ``"shuffle"`` (each deal's own order, rotated: the fair comparison of distinct
     bots, see the module docstring) or ``"rotate"`` (the lineup as given, as before).
@@ -156,10 +163,13 @@ def run_tournament(
     if jobs < 1:
         raise ValueError(f"--jobs must be at least 1, not {jobs}")
     lineup_for(bots, 0, seed, seating)  # an unknown seating fails here, before any game
+    modules = tuple(bot_modules)
+    for module in modules:  # an unknown module fails here, before any game
+        importlib.import_module(module)
     for spec in dict.fromkeys(bots):
         make_agent(spec)  # unknown names and bad options fail here, before any game
     ruleset = rules if isinstance(rules, Ruleset) else Ruleset.parse(rules, len(bots))
-    tasks = [(list(bots), seed, i, ruleset, records, seating) for i in range(games)]
+    tasks = [(list(bots), seed, i, ruleset, records, seating, modules) for i in range(games)]
     if backend == "ray":
         from .ray_backend import run_on_ray
 

@@ -34,8 +34,10 @@ _UNLISTED: dict[str, tuple[Factory, str]] = {}
 _PLAYS: dict[str, Callable[[Ruleset], bool]] = {}
 # Modules whose import registers bots. Each new bot module adds itself here.
 _BOT_MODULES = [
-    "forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search", "forsale.bots.ppo", "forsale.bots.population",
+    "forsale.bots.baselines", "forsale.bots.expert", "forsale.bots.search", "forsale.bots.ppo",
 ]  # fmt: skip
+# The measurement population (``pop-...``) is not among them: it is the bench harness's (bench/harness/population.py),
+# registered only in a process that imports it (a bench script; a tournament's ``bot_modules``).
 _loaded = False
 
 

@@ -10,6 +10,7 @@ and replays.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -49,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="shuffle: each deal seats the bots in its own order, then rotates it (default); "
         "rotate: the lineup as given, rotated (every bot keeps its neighbours, as tournaments before this option)",
     )
+    p.add_argument(
+        "--bot-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE to register more bots, here and in every worker (repeatable); the bench's measurement "
+        "population (pop-...) is harness.population, with the checkout's bench/ on PYTHONPATH",
+    )
     p.add_argument("--json", metavar="FILE", help="write the per-bot statistics as JSON")
     p.add_argument("--plot", metavar="FILE", help="draw win rates and score distributions (png, svg, pdf)")
     p.add_argument("--records", metavar="DIR", help="save every game as a forsale-record/1 file in DIR")
@@ -70,6 +79,11 @@ def run(args: argparse.Namespace) -> int:
     from ..bots import agent_names, make_agent
     from ..errors import ForSaleError
 
+    for module in args.bot_module:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            return _fail(f"--bot-module {module}: {error}")
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if len(bots) != args.players:
         return _fail(f"--players {args.players} needs {args.players} bots, one per seat, but --bots names {len(bots)}")
@@ -138,6 +152,7 @@ def _play(args: argparse.Namespace, bots: list[str], rules: Ruleset, records: bo
             records=records,
             on_result=on_result,
             seating=args.seating,
+            bot_modules=args.bot_module,
         )
 
     if args.quiet:

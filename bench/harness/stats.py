@@ -1,4 +1,8 @@
-"""Deals, shares, rankings, and the reports of ``bench/strength.py`` read back: pooled over runs, or paired.
+"""The measurements' statistics: deals, shares, rankings, strength reports read back, and latency percentiles.
+
+:func:`percentile` is the load benchmarks' (``bench/server_load.py``,
+``bench/cluster_load.py``, ``bench/soak.py``); the rest is for the tables of
+``bench/strength.py`` and ``bench/phases.py``.
 
 A report keeps every bot's deal-level shares (``per_deal``), so what one
 run cannot settle can be settled afterwards without playing again:
@@ -156,3 +160,8 @@ def _renaming(tables_a: list[list[str]], tables_b: list[list[str]], base: str, v
     if len(renamed) > 1:
         raise ValueError(f"{n} players: more than one bot differs ({', '.join(sorted(renamed))}): pair one change")
     return renamed
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """The ``q`` quantile (0 to 1) of values already sorted: the first value at or above a share ``q`` of them."""
+    return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * q))]

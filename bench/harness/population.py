@@ -58,9 +58,17 @@ players the bot has never seen. Train and tune on :func:`tuning`.
 
 Every member reads only its :class:`~forsale.view.View`, plays one of
 ``view.legal_actions()`` at every player count and under every ruleset, and
-draws randomness only from the generator it is given. Members are registered
-*unlisted* (``make_agent("pop-share20-rank")`` builds one; no front end lists
-them and the server seats none of them).
+draws randomness only from the generator it is given.
+
+**Measurement equipment, not a shipped bot.** This module lives in the
+measurement harness (``bench/harness``), not in the ``forsale`` package, and
+the bots' registry never imports it. Importing it registers the members
+*unlisted* in the registry of the importing process: after ``import
+harness.population``, ``make_agent("pop-share20-rank")`` builds one (no front
+end lists them, and a server seats none of them). The bench scripts import it;
+a tournament's worker processes import it too when told to
+(``run_tournament(..., bot_modules=[MODULE])``, ``forsale tournament
+--bot-module harness.population`` with ``bench/`` on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
@@ -69,10 +77,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..actions import PASS, SELLS, Action, bid
-from ..view import View
-from .expert import sale_choice, sale_posteriors, view_house_values
-from .registry import register
+from forsale.actions import PASS, SELLS, Action, bid
+from forsale.bots.expert import sale_choice, sale_posteriors, view_house_values
+from forsale.bots.registry import register
+from forsale.view import View
 
 SPLIT_SEED = 14
 """The seed of the tuning / held-out split (issue 14). Changing it changes which players are unseen: don't."""

@@ -1,20 +1,27 @@
-"""The measurement population: many distinct members, a fixed disjoint split, legal moves everywhere, people's advice."""
+"""The measurement population (:mod:`harness.population`): many distinct members, a fixed disjoint split, legal moves
+everywhere, people's advice; and what it takes to play it: importing it, never the shipped package's registry."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import random
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from forsale import Ruleset, new_game, view
 from forsale.actions import PASS, Bid, Sell
 from forsale.bots import agent_names, describe_agents, make_agent
-from forsale.bots import population as pop
 from forsale.rules import CHEQUES, HOUSES
 from forsale.state import Deal
 from forsale.view import View
+from harness import population as pop
+
+BENCH = Path(pop.__file__).resolve().parents[1]
+"""``bench/``: where ``harness`` is found."""
 
 
 def test_at_least_sixty_distinct_members_built_by_name_and_listed_nowhere() -> None:
@@ -30,6 +37,50 @@ def test_at_least_sixty_distinct_members_built_by_name_and_listed_nowhere() -> N
     assert set(pop.REGISTERED) <= set(agent_names())  # the baselines and expert belong to the population
     with pytest.raises(ValueError, match="unknown bot 'pop-nobody'"):
         make_agent("pop-nobody")
+
+
+def test_the_shipped_registry_does_not_import_the_population(forsale_cmd, forsale_env) -> None:
+    """A fresh ``forsale`` process builds its bots without the harness: ``pop-...`` is unknown there, and only
+    importing :mod:`harness.population` registers it (the bench scripts do; ``--bot-module`` does for a tournament).
+    A subprocess, because this process has imported the population already."""
+    check = (
+        "import sys\n"
+        "from forsale.bots import agent_names, make_agent\n"
+        "agent_names()\n"
+        "assert not any('population' in m for m in sys.modules), sorted(m for m in sys.modules if 'population' in m)\n"
+        "try:\n"
+        "    make_agent('pop-share30-lowest')\n"
+        "except ValueError as error:\n"
+        "    print(error)\n"
+    )
+    shown = subprocess.run(
+        [forsale_cmd[0], "-c", check], env=forsale_env, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert shown.stdout.startswith("unknown bot 'pop-share30-lowest'"), shown.stdout
+
+
+def test_a_tournament_plays_population_members_when_told_their_module(forsale_cmd, forsale_env) -> None:
+    """``forsale tournament`` knows no ``pop-...`` bot by itself, and plays them with ``--bot-module
+    harness.population`` (``bench/`` on ``PYTHONPATH``), in its worker processes too (``--jobs 2``)."""
+    bots = ["--players", "3", "--bots", "pop-share30-lowest,pop-close4-savebest,random", "--games", "6", "--quiet"]
+    refused = subprocess.run(
+        [*forsale_cmd, "tournament", *bots], env=forsale_env, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2 and "unknown bot 'pop-share30-lowest'" in refused.stderr, refused.stderr
+    env = dict(forsale_env, PYTHONPATH=os.pathsep.join([str(BENCH), forsale_env["PYTHONPATH"]]))
+    played = subprocess.run(
+        [*forsale_cmd, "tournament", *bots, "--jobs", "2", "--bot-module", "harness.population"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert played.returncode == 0, played.stderr
+    assert "pop-close4-savebest" in played.stdout
+    missing = subprocess.run(
+        [*forsale_cmd, "tournament", *bots, "--bot-module", "harness.nothing"], env=env, capture_output=True, text=True
+    )
+    assert missing.returncode == 2 and "--bot-module harness.nothing" in missing.stderr, missing.stderr
 
 
 def test_the_split_is_deterministic_disjoint_and_covers_everyone() -> None:
