@@ -13,6 +13,10 @@ const MAX_PAUSE_MS = 10000;
  * the pages of a classroom that lost the server together do not all come
  * back in the same instant; and never sooner than `retryAfter` seconds (a
  * `too_many_connections` refusal says how long), plus up to half of it again.
+ * @param {number} attempt
+ * @param {number} [retryAfter]
+ * @param {() => number} [random]
+ * @returns {number}
  */
 export function reconnectDelay(attempt, retryAfter = 0, random = Math.random) {
   const ceiling = Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(attempt, 30));
@@ -20,7 +24,11 @@ export function reconnectDelay(attempt, retryAfter = 0, random = Math.random) {
   return retryAfter > 0 ? Math.max(pause, retryAfter * 1000 * (1 + random() / 2)) : pause;
 }
 
-/** The `retry_after` seconds a refusal asks for: in its error's params, or in the close reason; else 0. */
+/**
+ * The `retry_after` seconds a refusal asks for: in its error's params, or in the close reason; else 0.
+ * @param {string | {params?: {retry_after?: unknown}} | null | undefined} msgOrReason
+ * @returns {number}
+ */
 export function retryAfterOf(msgOrReason) {
   if (typeof msgOrReason === "string") {
     const found = /retry_after=(\d+(?:\.\d+)?)/.exec(msgOrReason);
@@ -40,6 +48,12 @@ export function retryAfterOf(msgOrReason) {
  * refusal says, instead of hammering the server every 300 ms.
  */
 export class Connection {
+  /**
+   * @param {string} tableId
+   * @param {string | null} token the seat's token, or null to watch
+   * @param {{onMessage: (msg: any) => void, onStatus: (status: string, event?: CloseEvent) => void}} listeners
+   *   every message the server sends, parsed; the status: connecting, open, lost, closed or refused
+   */
   constructor(tableId, token, { onMessage, onStatus }) {
     this.tableId = tableId;
     this.token = token;
@@ -49,9 +63,13 @@ export class Connection {
     this.retry = 0; // reconnection attempts since the server last welcomed this connection
     this.retryAfter = 0; // seconds the last refusal asked us to wait
     this.nextId = 1;
+    /** @type {WebSocket | null} */
     this.ws = null;
-    this.timer = null;
-    this.pinger = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.pinger = undefined;
+    /** @type {string | null} */
     this.invite = null; // an invitation-only table's code, for watching it
   }
 
@@ -104,7 +122,11 @@ export class Connection {
     ws.addEventListener("error", () => {});
   }
 
-  /** Send a message; returns its id, or null when not connected. */
+  /**
+   * Send a message; returns its id, or null when not connected.
+   * @param {{type: string, [key: string]: unknown}} msg
+   * @returns {number | null}
+   */
   send(msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return null;
     const id = this.nextId++;

@@ -89,7 +89,10 @@ export function tableModel(tableId, { watch = false, memory = false } = {}) {
   };
 }
 
-/** Whether the page holds a seat (and so moves), rather than watching. */
+/**
+ * Whether the page holds a seat (and so moves), rather than watching.
+ * @param {TableModel} m
+ */
 export function seated(m) {
   return !m.watch && m.seat !== null && m.seat !== undefined;
 }
@@ -286,7 +289,7 @@ export function clockShown(m, now) {
  * @returns {number[]}
  */
 export function stillChoosing(view, except = null) {
-  return view.committed.map((c, s) => (c ? -1 : s)).filter((s) => s >= 0 && s !== except);
+  return view.committed.map((/** @type {boolean} */ c, /** @type {number} */ s) => (c ? -1 : s)).filter((/** @type {number} */ s) => s >= 0 && s !== except);
 }
 
 /**
