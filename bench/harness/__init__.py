@@ -2,10 +2,10 @@
 
 ``bench/`` is where it lives and what puts it on the import path: a bench
 script run as ``python bench/<script>.py`` has ``bench/`` as its first
-``sys.path`` entry, and pytest adds it too (``pythonpath`` in
+import path entry, and pytest adds it too (``pythonpath`` in
 ``pyproject.toml``), so both import the same modules by the same names
 (``from harness.serve import ServeProcess``), and spawned worker processes,
-which inherit ``sys.path``, find them as well. It is not part of the shipped
+which inherit the import path, find them as well. It is not part of the shipped
 ``forsale`` package.
 
 - :mod:`harness.serve`: ``forsale serve`` in a subprocess, started and polled

@@ -6,7 +6,7 @@ plays a whole game with a fast heuristic (:func:`heuristic`) on the client
 side, then the next, until the measurement window closes. The clients run in
 ``procs`` spawned processes (:func:`client_process`), which find this code by
 its module name, ``harness.load``: a spawned child inherits its parent's
-``sys.path``, where ``bench/`` is (a script's own folder; pytest's
+import path, where ``bench/`` is (a script's own folder; pytest's
 ``pythonpath``). :func:`measure` plays the load against a server or a
 cluster's load balancer and reports actions per second, the acknowledgement
 latency and the server's CPU per action. ``bench/server_load.py`` measures
