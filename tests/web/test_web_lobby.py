@@ -222,3 +222,27 @@ def test_no_menu_of_the_lobby_cuts_its_words_in_any_language(new_page, web_serve
             cut += [f"{code} {width}x{height}: {menu}" for menu in page.evaluate(MENUS_CUT)]
         shoot(page, f"lobby-menus-{code}")
     assert not cut, "\n".join(cut)
+
+
+def test_a_finished_solo_game_is_among_the_finished_games_of_its_browser(new_page, web_server, player, start_solo):
+    """The server lists only listed tables' games to everyone; the lobby adds this browser's own finished games (its
+    seats' tables), so that a solo game is there to replay ("No finished games yet." after three games, before)."""
+    page = new_page()
+    table_id = start_solo(page, 2)
+    player(page).play_to_end()
+    page.wait_for_selector("#end")
+    listed = httpx.get(f"{web_server}/api/tables", params={"status": "over", "limit": 100}).json()["tables"]
+    assert table_id not in [game["id"] for game in listed]  # a solo game is unlisted: the server never lists it
+
+    page.goto("/#/")
+    game = page.locator(f"#finished-games li[data-table='{table_id}']")
+    expect(game).to_contain_text("Solo game")
+    expect(game).to_contain_text("Ann, random bot")
+    game.get_by_role("link", name="Replay").click()
+    expect(page.locator("#replay-step")).to_contain_text("move")
+    assert page.url.endswith(f"#/replay/{table_id}")
+
+    stranger = new_page()  # another browser: not its game, so not in its list
+    stranger.goto("/")
+    expect(stranger.locator("#finished-games li").first).not_to_have_text("Looking…")
+    assert stranger.locator(f"#finished-games li[data-table='{table_id}']").count() == 0

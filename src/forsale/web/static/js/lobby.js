@@ -54,6 +54,40 @@ function clockFields(value) {
 /** The levels people are offered; every other bot the server plays (hard-v1, ppo, the baselines) is a research bot. */
 const PEOPLES_BOTS = ["easy", "medium", "hard", "random"];
 
+/** How many of this browser's latest tables the lobby looks up for its finished games. */
+const OWN_TABLES = 15;
+/** This browser's finished games as the finished list shows them, by table id: a finished game is asked for once. */
+const ownFinished = new Map();
+
+/**
+ * This browser's own finished games (its seats' tables), in the shape of the public list's items. The public list
+ * has only listed tables, never a solo, private or invitation-only game even to its players, and "No finished games
+ * yet." after three solo games told a player theirs were gone. A table not over yet (or gone) is asked again later.
+ */
+async function ownFinishedGames() {
+  const ids = Object.keys(seats.all()).slice(-OWN_TABLES);
+  await Promise.all(
+    ids
+      .filter((id) => !ownFinished.has(id))
+      .map(async (id) => {
+        const got = await api.table(id, seats.get(id)?.invite).catch(() => null);
+        if (!got || got.table.status !== "over" || !got.result) return;
+        const tb = got.table;
+        ownFinished.set(id, {
+          ...got.result,
+          id,
+          name: tb.name,
+          players: tb.players,
+          rules: tb.rules,
+          names: tb.seats.map((seat) => seat.name),
+          bots: tb.seats.map((seat) => seat.bot),
+          at: tb.created_at,
+        });
+      }),
+  );
+  return ids.filter((id) => ownFinished.has(id)).map((id) => ownFinished.get(id));
+}
+
 /** A bot's name in the menu: a level in the page's words ("moyen"), a research bot by its own name. */
 function botName(name) {
   return has(`seat.botLevel.${name}`) ? t(`seat.botLevel.${name}`) : name;
@@ -377,8 +411,11 @@ export function showLobby(ctx) {
       openList.replaceChildren(h("li.empty", null, t("lobby.tablesFailed", { reason: e.message })));
     }
     try {
-      const { tables } = await api.finished(15);
+      const [{ tables: listed }, own] = await Promise.all([api.finished(15), ownFinishedGames()]);
       if (!alive) return;
+      // Newest first: a listed game by when it ended, one of this browser's by when it began (all the table says).
+      const tables = [...own.filter((tb) => !listed.some((x) => x.id === tb.id)), ...listed];
+      tables.sort((a, b) => (b.finished_at ?? b.at) - (a.finished_at ?? a.at));
       const items = tables.map((tb) => {
         const names = shownNames(tb);
         const when = tb.finished_at ? dateTime(tb.finished_at) : "";
