@@ -149,7 +149,7 @@ class Cluster:
         self.balancer = Balancer(free_port(), free_port(), self.nodes, workdir)
         from sqlalchemy import create_engine
 
-        from forsale.server.storage import normalize_url
+        from forsale.server.store.database import normalize_url
 
         self.engine = create_engine(normalize_url(db), pool_size=2)
 

@@ -1,7 +1,7 @@
 """The gettext catalogues every client that writes sentences shares: where they are and which languages they hold.
 
 The terminal (:mod:`forsale.tui.i18n`) and the server's "your turn" emails
-(:mod:`forsale.server.turns`) speak the same five languages from the same
+(:mod:`forsale.server.people.turnmail`) speak the same five languages from the same
 catalogues, ``locale/<code>/LC_MESSAGES/forsale.mo`` beside this module
 (``babel.cfg`` says how they are made). Neither client imports the other, so
 what both need lives here, with nothing beyond the standard library.

@@ -200,7 +200,7 @@ def test_people_keep_their_best_houses_for_the_richest_cheques() -> None:
 
 def test_the_server_seats_no_member() -> None:
     """Measurement opponents are not for people: the server refuses them at every table, as it offers none."""
-    from forsale.server.botrunner import validate_spec
+    from forsale.server.ops.botrunner import validate_spec
 
     for players in range(3, 7):
         rules = Ruleset.default(players)

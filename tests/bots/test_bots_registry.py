@@ -9,7 +9,7 @@ import pytest
 from forsale import new_game, view
 from forsale.bots import DEFAULT_BOT, agent_names, make_agent
 from forsale.bots.registry import parse_spec
-from forsale.server.botrunner import default_bot as server_default
+from forsale.server.ops.botrunner import default_bot as server_default
 from forsale.tui.game import default_bot as play_default
 
 

@@ -1,7 +1,7 @@
 """After ``kill -9`` of a node, its tables move within about a second, not after its whole lease.
 
 Each node holds a liveness lock on its database connection
-(:mod:`forsale.server.leases`); PostgreSQL drops it when the dead process's
+(:mod:`forsale.server.store.leases`); PostgreSQL drops it when the dead process's
 connection closes, and the other nodes end its leases and take its tables
 at once. The lease here is 10 s, the default: before, the tables waited 9-10 s.
 """
@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from forsale.server.leases import LIVENESS
+from forsale.server.store.leases import LIVENESS
 from harness.cluster import Cluster, wait_for
 
 from .conftest import cluster_db, postgres_url  # noqa: F401  (fixtures)

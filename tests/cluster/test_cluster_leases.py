@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterator
 import pytest
 from sqlalchemy import func, select, text
 
-from forsale.server import leases
-from forsale.server.storage import Fence, LeaseLost, Storage, StoredGame, StoredSeat, events, fenced
+from forsale.server.store import leases
+from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, events, fenced
 
 from .conftest import LEASE_TTL
 
@@ -135,7 +135,7 @@ def test_a_stale_session_holding_a_nodes_liveness_lock_is_ended_but_not_a_strang
     """
     import psycopg
 
-    from forsale.server.cluster import libpq_url
+    from forsale.server.lobby.cluster import libpq_url
 
     url, owner = libpq_url(cluster_db), leases.incarnation("n9")
     name = "forsale-notice n9"

@@ -1,10 +1,10 @@
 """Servers starting together on an empty database all start: the schema is made once, under a lock.
 
 Nodes of a cluster are usually started together (``docs/deploy.md`` starts
-three with ``&``); before :func:`forsale.server.storage.migrate` took a lock,
+three with ``&``); before :func:`forsale.server.store.database.migrate` took a lock,
 two of them would both find no tables and both create them, and one failed
 with ``UniqueViolation`` on ``pg_type``. Three threads here create a
-:class:`~forsale.server.storage.Storage` at the same instant (a barrier) on a
+:class:`~forsale.server.store.database.Storage` at the same instant (a barrier) on a
 freshly emptied database, twenty times; the real ``forsale serve --cluster``
 processes start together in the ``cluster`` fixture (``tests/cluster/conftest.py``).
 """
@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
-from forsale.server.storage import Storage, metadata, normalize_url
+from forsale.server.store.database import Storage, metadata, normalize_url
 
 from .conftest import postgres_url  # noqa: F401  (the fixture)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import JSON, Column, Float, ForeignKey, Integer, MetaData, String, Table, create_engine
 
-from forsale.server.storage import normalize_url
+from forsale.server.store.database import normalize_url
 
 
 def create_old_database(db_url: str, *, with_accounts: bool) -> None:

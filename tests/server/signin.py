@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from starlette.testclient import TestClient
 
-from forsale.server.sessions import COOKIE
+from forsale.server.people.sessions import COOKIE
 
 from .social import PASSWORD, SAME
 

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 from typing import Any
 
-from forsale.server.fairshare import Shares, bots_only, closes_when_quiet, has_people
+from forsale.server.lobby.fairshare import Shares, bots_only, closes_when_quiet, has_people
 
 
 def table(*kinds: str, connected: tuple[int, ...] = (), **settings: Any) -> Any:

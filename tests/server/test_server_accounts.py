@@ -16,8 +16,8 @@ from sqlalchemy import create_engine, inspect, select, text
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.sessions import COOKIE, same_origin
-from forsale.server.storage import normalize_url, seats
+from forsale.server.people.sessions import COOKIE, same_origin
+from forsale.server.store.database import normalize_url, seats
 
 from .oldschema import create_old_database
 
@@ -167,7 +167,7 @@ def test_a_strangers_guesses_do_not_lock_the_owner_out_elsewhere(db_url: str) ->
 
 
 def test_a_taken_name_costs_no_password_hashing(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    from forsale.server import accounts
+    from forsale.server.people import accounts
 
     sign_up(client)
     hashed: list[str] = []
@@ -186,7 +186,7 @@ def test_a_taken_name_costs_no_password_hashing(client: TestClient, monkeypatch:
 
 
 def test_a_flood_of_addresses_does_not_wipe_the_limits() -> None:
-    from forsale.server.accounts import MAX_KEYS, Attempts
+    from forsale.server.people.accounts import MAX_KEYS, Attempts
 
     attempts = Attempts(5)
     for i in range(MAX_KEYS - 1):

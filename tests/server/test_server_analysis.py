@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, text
 
 from forsale.bots.analysis import HINT_BUDGET, analyse, hint
 from forsale.server.app import create_app
-from forsale.server.storage import normalize_url
+from forsale.server.store.database import normalize_url
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -167,7 +167,7 @@ def test_a_finished_analysis_is_not_kept_in_memory(tmp_path: Path) -> None:
 
 
 def test_a_hint_that_overruns_is_a_503_and_the_table_plays_on(client, monkeypatch, caplog):
-    from forsale.server import routes_analysis
+    from forsale.server.http.routes import analysis as routes_analysis
 
     table_id, token, _ = my_turn(client, hints=True)
     monkeypatch.setattr(routes_analysis, "HINT_DEADLINE", 0.001)  # no worker answers that fast

@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from forsale.bots.registry import PLAYER_BOTS
 from forsale.server import create_app
-from forsale.server.botrunner import MAX_SAMPLES
+from forsale.server.ops.botrunner import MAX_SAMPLES
 
 from .wire import recv
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from forsale.server import collector, create_app
+from forsale.server.ops import create_app
+from forsale.server.ops import gctuning as collector
 
 
 @pytest.fixture

@@ -264,9 +264,9 @@ def test_guesses_past_the_ceiling_still_do_not_lock_the_owner_out_where_they_sig
     speed: the rule is the same at 200)."""
     import asyncio
 
-    from forsale.server.accounts import Accounts, Attempts
-    from forsale.server.refused import Refused
-    from forsale.server.storage import Storage
+    from forsale.server.errors import Refused
+    from forsale.server.people.accounts import Accounts, Attempts
+    from forsale.server.store.database import Storage
 
     async def scenario() -> None:
         storage = Storage(f"sqlite:///{tmp_path / 'ceiling.sqlite3'}")

@@ -28,7 +28,7 @@ from aiosmtpd.controller import Controller
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.emails import (
+from forsale.server.people.emails import (
     CONFIRMS_PER_ACCOUNT,
     CONFIRMS_PER_ADDRESS,
     CONFIRMS_PER_DOMAIN,
@@ -36,7 +36,7 @@ from forsale.server.emails import (
     Addresses,
     _op_claim,
 )
-from forsale.server.storage import Storage
+from forsale.server.store.database import Storage
 from harness.serve import free_port
 
 from .signin import as_account, sign_up

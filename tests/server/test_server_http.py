@@ -19,7 +19,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.messages import MAX_MESSAGE_BYTES
+from forsale.server.http.schemas import MAX_MESSAGE_BYTES
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -19,8 +19,8 @@ from starlette.testclient import TestClient
 
 from forsale.actions import PASS
 from forsale.server import create_app
-from forsale.server.connections import Conn
-from forsale.server.refused import Refused
+from forsale.server.errors import Refused
+from forsale.server.table.connections import Conn
 
 from .wire import recv
 

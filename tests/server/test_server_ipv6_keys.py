@@ -11,8 +11,8 @@ import ipaddress
 import logging
 
 from forsale.server.app import HttpLimits
-from forsale.server.badinput import BadInputLog
-from forsale.server.rest import client_host, client_net, network_of
+from forsale.server.http.common import client_host, client_net, network_of
+from forsale.server.ops.badinput import BadInputLog
 
 
 def test_an_ipv6_client_is_keyed_by_its_64_and_an_ipv4_client_by_its_address() -> None:

@@ -9,7 +9,7 @@ names no house until the reveal), and every other part of every message has a
 fixed set of keys with nothing secret in them. Errors may only mention
 numbers the recipient's own view holds.
 
-Most games run in-process against :class:`~forsale.server.lobby.Lobby` with
+Most games run in-process against :class:`~forsale.server.lobby.lobby.Lobby` with
 capturing connections (fast, so there can be many); a few run over real
 WebSockets through the whole app.
 """
@@ -29,12 +29,12 @@ from starlette.testclient import TestClient
 from forsale import State, view
 from forsale.actions import action_from_json
 from forsale.server import create_app
-from forsale.server.botrunner import BotRunner
-from forsale.server.connections import Conn
-from forsale.server.lobby import Lobby, Options
-from forsale.server.messages import CreateTable
-from forsale.server.refused import Refused
-from forsale.server.storage import Storage
+from forsale.server.ops.botrunner import BotRunner
+from forsale.server.table.connections import Conn
+from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.http.schemas import CreateTable
+from forsale.server.errors import Refused
+from forsale.server.store.database import Storage
 from harness.referee import expected_event, replay_states  # the fuzzer's replay of honest moves, its events
 
 pytestmark = pytest.mark.timeout(300)

@@ -19,7 +19,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from forsale.server.badinput import BadInputLog
+from forsale.server.ops.badinput import BadInputLog
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -29,7 +29,7 @@ from websockets.sync.client import connect
 
 from forsale.server import create_app
 from forsale.server.names import person_name_problem, reserved, skeleton
-from forsale.server.storage import normalize_url
+from forsale.server.store.database import normalize_url
 
 from .oldschema import create_old_database
 

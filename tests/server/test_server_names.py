@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from forsale.server import seats
+from forsale.server.table import seats
 
-FORMAT_JS = (Path(seats.__file__).parents[1] / "web" / "static" / "js" / "format.js").read_text()
+FORMAT_JS = (Path(seats.__file__).parents[2] / "web" / "static" / "js" / "format.js").read_text()
 
 
 def js_constant(name: str) -> str:

@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, inspect
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.storage import normalize_url
+from forsale.server.store.database import normalize_url
 
 from .oldschema import create_old_database
 from .social import code_of, hello, next_of, play_out, sign_up, two_seat_table

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from forsale.server.ratings import player_at, rated_bot
+from forsale.server.people.skill import player_at, rated_bot
 
 from .test_server_visibility import account
 

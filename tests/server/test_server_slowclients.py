@@ -14,7 +14,7 @@ import httpx
 from websockets.sync.client import connect
 
 from forsale.server.app import BODY_PAUSE_SECONDS
-from forsale.server.slowclients import HEAD_SECONDS
+from forsale.server.ops.slowclients import HEAD_SECONDS
 
 
 def closed_within(sock: socket.socket, seconds: float, until: bytes | None = None) -> tuple[bool, bytes]:

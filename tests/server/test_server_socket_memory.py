@@ -5,7 +5,7 @@ whether its sockets were refused (``too_many_connections``) or opened and
 closed without a ``hello``: each upgraded connection left its HTTP protocol
 object (about 7 KB with its parser, transport and headers) in a reference
 cycle, which ``forsale serve`` frees only at its full garbage collection every
-ten minutes (:mod:`forsale.server.slowclients`, :mod:`forsale.server.collector`).
+ten minutes (:mod:`forsale.server.ops.slowclients`, :mod:`forsale.server.ops.gctuning`).
 The test warms the server up, then opens and drops thousands of sockets of
 both kinds and reads the server's resident memory from ``/proc``: it must come
 back near where it was, far below what the leak would have kept.
@@ -25,7 +25,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from forsale.server.sockets import RETRY_AFTER
+from forsale.server.http.ws import RETRY_AFTER
 
 pytestmark = [
     pytest.mark.timeout(120),

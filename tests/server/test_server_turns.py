@@ -20,9 +20,9 @@ from starlette.testclient import TestClient
 
 from forsale.catalogues import LANGUAGES, translation
 from forsale.server import create_app
-from forsale.server.mailer import SmtpSettings
-from forsale.server.messages import Language
-from forsale.server.turns import ENGLISH, turn_email, when_text
+from forsale.server.people.mailer import SmtpSettings
+from forsale.server.http.schemas import Language
+from forsale.server.people.turnmail import ENGLISH, turn_email, when_text
 from harness.serve import free_port
 
 from .signin import as_account, sign_up

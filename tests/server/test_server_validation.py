@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.messages import MAX_BID, NAME_PATTERN, Name
+from forsale.server.http.schemas import MAX_BID, NAME_PATTERN, Name
 
 from .wire import recv
 

@@ -4,7 +4,7 @@
   an absent seat looks exactly like a person's (issue 36, point 8).
 - A finished game that is not public (invitation-only, private, solo) shows to its own players only,
   in every listing, profile, rating history and record (issue 36, point 9; the rule is
-  :mod:`forsale.server.visibility`).
+  :mod:`forsale.server.store.visibility`).
 
 One server (SQLite) for the whole module: starting one costs seconds on a loaded machine.
 """
@@ -25,7 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from forsale.actions import PASS
 from forsale.rules import Ruleset
-from forsale.server.scheduling import safe_action
+from forsale.server.table.scheduling import safe_action
 from forsale.state import Deal, State
 from forsale.view import view
 

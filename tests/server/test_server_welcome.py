@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from forsale.actions import action_from_json
-from forsale.server.badinput import BadInputLog
-from forsale.server.botrunner import BotRunner
-from forsale.server.connections import Conn
-from forsale.server.lobby import Lobby, Options
-from forsale.server.messages import CreateTable, Hello
-from forsale.server.sockets import TableSockets
-from forsale.server.storage import Storage
+from forsale.server.http.schemas import CreateTable, Hello
+from forsale.server.http.ws import TableSockets
+from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.ops.badinput import BadInputLog
+from forsale.server.ops.botrunner import BotRunner
+from forsale.server.store.database import Storage
+from forsale.server.table.connections import Conn
 
 
 def messages(conn: Conn) -> list[dict[str, Any]]:

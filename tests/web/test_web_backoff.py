@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
-from forsale.server.sockets import RETRY_AFTER
+from forsale.server.http.ws import RETRY_AFTER
 
 
 def test_a_page_refused_for_too_many_sockets_waits_as_told_then_connects(

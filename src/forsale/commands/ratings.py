@@ -1,6 +1,6 @@
 """``forsale ratings rebuild``: recompute every rating from the stored games (after a change of formula, or a repair).
 
-The server rates each rated game when it ends (:mod:`forsale.server.ratings`);
+The server rates each rated game when it ends (:mod:`forsale.server.people.skill`);
 this command forgets those ratings and rates every rated game again, in the
 order the games ended, so what it leaves is what the server would have
 written had it always rated this way. Run it with the server stopped, or at a
@@ -39,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     postgres = args.db.partition(":")[0] in ("postgresql", "postgres", "postgresql+psycopg")
     require("ratings", *(["ratings --db postgresql://"] if postgres else []))
-    from ..server.ratings import op_rebuild
-    from ..server.storage import Storage, ratings
+    from ..server.people.skill import op_rebuild
+    from ..server.store.database import Storage, ratings
 
     storage = Storage(args.db)
     try:

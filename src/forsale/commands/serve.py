@@ -213,17 +213,18 @@ def run(args: argparse.Namespace) -> int:
     require("serve", *(["serve --db postgresql://"] if postgres else []))
     import uvicorn
 
-    from ..server import collector, create_app
-    from ..server.fairshare import BOT_TABLES, GAMES, OPEN_TABLES, WAITING_EXPIRY
-    from ..server.mailer import SmtpSettings
-    from ..server.messages import MAX_MESSAGE_BYTES
-    from ..server.routes_metrics import networks
-    from ..server.slowclients import with_head_deadline
-    from ..server.sockets import SOCKETS_PER_ADDRESS
+    from ..server import create_app
+    from ..server.http.routes.metrics import networks
+    from ..server.http.schemas import MAX_MESSAGE_BYTES
+    from ..server.http.ws import SOCKETS_PER_ADDRESS
+    from ..server.lobby.fairshare import BOT_TABLES, GAMES, OPEN_TABLES, WAITING_EXPIRY
+    from ..server.ops import gctuning as collector
+    from ..server.ops.slowclients import with_head_deadline
+    from ..server.people.mailer import SmtpSettings
 
     cluster = None
     if args.cluster:
-        from ..server.cluster import ClusterConfig
+        from ..server.lobby.cluster import ClusterConfig
 
         if not postgres:
             print("forsale serve: --cluster needs a PostgreSQL --db (postgresql://...)", file=sys.stderr)

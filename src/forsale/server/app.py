@@ -5,8 +5,8 @@ under uvicorn. The protocol is documented in ``docs/protocol.md``.
 
 Bad input never changes anything and never reaches another client: request
 bodies are size-checked, rate-limited and validated
-(:mod:`forsale.server.messages`), and so is every WebSocket frame
-(:mod:`forsale.server.sockets`); each problem is answered to its sender only.
+(:mod:`forsale.server.http.schemas`), and so is every WebSocket frame
+(:mod:`forsale.server.http.ws`); each problem is answered to its sender only.
 """
 
 from __future__ import annotations
@@ -35,34 +35,30 @@ from ..bots import agent_names, describe_agents
 from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
 from ..bots.registry import research_bot
 from ..rules import KNOBS, MAX_PLAYERS, MIN_PLAYERS, preset_rulesets
-from . import (
-    collector,
-    ratings,
-    routes_accounts,
-    routes_analysis,
-    routes_cluster,
-    routes_metrics,
-    routes_players,
-    routes_social,
-    routes_tables,
-)
-from . import sessions as session_store
-from .accounts import Accounts
-from .apidocs import add_docs
-from .badinput import BadInputLog
-from .botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
-from .cluster import ClusterConfig, ClusterLobby
-from .fairshare import WAITING_EXPIRY, Limits
-from .lobby import Lobby, Options
-from .mailer import Mailer, SmtpSettings
-from .messages import (
-    MAX_MESSAGE_BYTES,
-)
-from .refused import Refused
-from .rest import BODY_MODELS, client_host, client_net, lobby_of, rest_error
-from .sockets import RateLimit, TableSockets
-from .storage import Storage
-from .turns import TurnNotices
+from .errors import Refused
+from .http.apidocs import add_docs
+from .http.common import BODY_MODELS, client_host, client_net, lobby_of, rest_error
+from .http.routes import accounts as routes_accounts
+from .http.routes import analysis as routes_analysis
+from .http.routes import cluster as routes_cluster
+from .http.routes import metrics as routes_metrics
+from .http.routes import players as routes_players
+from .http.routes import social as routes_social
+from .http.routes import tables as routes_tables
+from .http.schemas import MAX_MESSAGE_BYTES
+from .http.ws import RateLimit, TableSockets
+from .lobby.cluster import ClusterConfig, ClusterLobby
+from .lobby.fairshare import WAITING_EXPIRY, Limits
+from .lobby.lobby import Lobby, Options
+from .ops import gctuning as collector
+from .ops.badinput import BadInputLog
+from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
+from .people import sessions as session_store
+from .people import skill as ratings
+from .people.accounts import Accounts
+from .people.mailer import Mailer, SmtpSettings
+from .people.turnmail import TurnNotices
+from .store.database import Storage
 
 log = logging.getLogger("forsale.server")
 
@@ -273,27 +269,27 @@ def create_app(
     worker) to register more bots. ``max_bot_time``: the most seconds a bot may
     think per decision: bot specs asking for more are refused, and a worker
     decision still running well past it is stopped (the clock's safe move is
-    played; see :mod:`forsale.server.botrunner`); ``bot_budget`` (at most
+    played; see :mod:`forsale.server.ops.botrunner`); ``bot_budget`` (at most
     ``max_bot_time``) is passed to every bot as its budget.
     ``rate``/``burst``: per-connection message rate
     limit; ``rest_rate``/``rest_burst``: POST requests per client address. ``static_dir``: the web page (default: ``forsale/web/static``).
     ``full_gc_every``: seconds between full garbage collections, for a process
-    tuned by :func:`forsale.server.collector.tune` (``forsale serve`` is).
-    ``smtp_url``: an SMTP server for "your turn" emails (:mod:`forsale.server.mailer`), sent from
+    tuned by :func:`forsale.server.ops.gctuning.tune` (``forsale serve`` is).
+    ``smtp_url``: an SMTP server for "your turn" emails (:mod:`forsale.server.people.mailer`), sent from
     ``mail_from`` with links to ``public_url``; without it nobody is emailed.
     ``cluster``: run as one node of a cluster on a shared PostgreSQL database
-    (:mod:`forsale.server.cluster`; ``docs/deploy.md``).
-    ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.routes_analysis`).
+    (:mod:`forsale.server.lobby.cluster`; ``docs/deploy.md``).
+    ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.http.routes.analysis`).
     ``sockets_per_address``: WebSockets one client address may hold open at once (``None``: any number;
-    ``forsale serve`` sets :data:`~forsale.server.sockets.SOCKETS_PER_ADDRESS` unless told otherwise).
+    ``forsale serve`` sets :data:`~forsale.server.http.ws.SOCKETS_PER_ADDRESS` unless told otherwise).
     ``tables_per_client``/``bot_tables_per_client``: tables one client (account, else address) may have
     waiting for players / of bots only playing at once (``None``: any number; ``forsale serve`` sets
-    :data:`~forsale.server.fairshare.OPEN_TABLES` and :data:`~forsale.server.fairshare.BOT_TABLES`);
+    :data:`~forsale.server.lobby.fairshare.OPEN_TABLES` and :data:`~forsale.server.lobby.fairshare.BOT_TABLES`);
     ``games_per_client``: games with bots (solo games too) one client may have under way at once
-    (``None``: any number; ``forsale serve``: :data:`~forsale.server.fairshare.GAMES`);
+    (``None``: any number; ``forsale serve``: :data:`~forsale.server.lobby.fairshare.GAMES`);
     ``waiting_expiry``: seconds a waiting table nobody is connected to stays open (``None``: for ever).
-    See :mod:`forsale.server.fairshare`. ``metrics_from``: the client addresses or networks ``/metrics``
-    answers (comma-separated; loopback by default: :mod:`forsale.server.routes_metrics`).
+    See :mod:`forsale.server.lobby.fairshare`. ``metrics_from``: the client addresses or networks ``/metrics``
+    answers (comma-separated; loopback by default: :mod:`forsale.server.http.routes.metrics`).
     ``research_bots``: list and seat this package's research bots too (``expert``, ``hard-v1``, ``ppo``, the
     baselines: :func:`forsale.bots.registry.research_bot`); a public server offers people's levels only
     (:data:`~forsale.bots.registry.PLAYER_BOTS`, and any bot a ``bot_modules`` module registers).
@@ -325,7 +321,7 @@ def create_app(
         runner = BotRunner(bot_workers, inline_bots, tuple(bot_modules), max_bot_time)
         turns = TurnNotices(storage, mailer, public_url)
         lobby = Lobby(storage, runner, options, turns)
-        if cluster is not None:  # one node of several (forsale.server.cluster)
+        if cluster is not None:  # one node of several (forsale.server.lobby.cluster)
             lobby = ClusterLobby(storage, runner, options, turns, cluster)
         app.state.storage, app.state.lobby = storage, lobby
         app.state.accounts = Accounts(storage)
@@ -350,7 +346,7 @@ def create_app(
         title="forsale server",
         version=__version__,
         lifespan=lifespan,
-        docs_url=None,  # FastAPI's would load Swagger UI from a CDN: forsale.server.apidocs serves it from here
+        docs_url=None,  # FastAPI's would load Swagger UI from a CDN: forsale.server.http.apidocs serves it from here
         openapi_url="/api/openapi.json",
         redoc_url=None,
     )
@@ -393,7 +389,7 @@ def create_app(
             "version": __version__,
             "database": storage.backend,
             "tables": sum(1 for t in lobby.tables.values() if t.status != "over"),
-            "bot_workers": lobby.runner.stats(),  # a backlog shows as "waiting" (forsale.server.botrunner)
+            "bot_workers": lobby.runner.stats(),  # a backlog shows as "waiting" (forsale.server.ops.botrunner)
         }
 
     # Bots that can play at least one table here: a bot whose extra is missing (ppo without numpy) plays none.

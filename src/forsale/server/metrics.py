@@ -72,7 +72,7 @@ BATCHES = Histogram(BATCH_BUCKETS)
 
 
 def action(source: str, seconds: float) -> None:
-    """An action was committed (called on the event loop by :meth:`forsale.server.tables.LiveTable.act`)."""
+    """An action was committed (called on the event loop by :meth:`forsale.server.table.live.LiveTable.act`)."""
     hist = ACTIONS.get(source)
     if hist is None:
         hist = ACTIONS[source] = Histogram(LATENCY_BUCKETS)
@@ -91,7 +91,7 @@ class ServerCollector:
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 
-        from .cluster import ClusterLobby, people_online
+        from .lobby.cluster import ClusterLobby, people_online
 
         state = self.app.state
         lobby, storage = state.lobby, state.storage

@@ -10,7 +10,7 @@ are where an impostor works. Three checks, from the cheapest:
   are drawn as nothing (the Hangul fillers, the braille blank), no line or
   paragraph separators, no private-use characters. Such characters make
   ``Ann`` and ``Ann\\u200b`` two names that read the same, or a name that
-  reads as blank. :mod:`forsale.server.messages` builds the OpenAPI pattern
+  reads as blank. :mod:`forsale.server.http.schemas` builds the OpenAPI pattern
   from the same set, so the schema says what is refused.
 - **One script** (:func:`script_problem`, the names people go by): each
   name's letters come from one script, besides the signs every script uses
@@ -286,14 +286,14 @@ def page_texts() -> dict[str, list[str]]:
 def _reserved() -> tuple[
     frozenset[str], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]
 ]:
-    """The server's names: every form of :mod:`forsale.server.seats`, the chat's spectator, a deleted account,
+    """The server's names: every form of :mod:`forsale.server.table.seats`, the chat's spectator, a deleted account,
     and the page's forms of them in every language (its catalogues). Returned as compact keys of whole names,
     and patterns over :func:`_compact` (numbered forms), :func:`_words` and :func:`_marked` (forms around a
     name); built once, at the first name checked (bots register late)."""
     from ..bots.registry import agent_names
-    from .chat import SPECTATOR
-    from .profiles import DELETED_NAME
-    from .seats import SOLO_NAME, bot_name, joined_name, left_name, open_seat_name, table_name
+    from .people.profiles import DELETED_NAME
+    from .table.chat import SPECTATOR
+    from .table.seats import SOLO_NAME, bot_name, joined_name, left_name, open_seat_name, table_name
 
     texts = page_texts()
     exact = {

@@ -1,7 +1,7 @@
 // @ts-check
 // The page a confirmation email's link opens (#/confirm/<token>): one button that confirms the address.
 // A button rather than confirming on arrival: a mail scanner that opens links must confirm nothing
-// (forsale.server.emails). The token travels in the fragment, which no server or proxy logs.
+// (forsale.server.people.emails). The token travels in the fragment, which no server or proxy logs.
 import { call } from "./api.js";
 import { h } from "./format.js";
 import { t } from "./i18n.js";

@@ -36,7 +36,7 @@ export function h(tag, attrs, ...children) {
 }
 
 
-// The names the server gives what nobody named, in English (forsale.server.seats, whose test holds these
+// The names the server gives what nobody named, in English (forsale.server.table.seats, whose test holds these
 // forms to it); the page says them in its own language, whatever language the table was made in. What a name is
 // comes with it: a seat's `kind` and `bot`, a table's `players`; a form is then one exact comparison, never a
 // pattern. (A person cannot take one of these names: the server refuses look-alikes, forsale.server.names.)

@@ -1,6 +1,6 @@
 // @ts-check
 // "Your turn" while the page is open but not looked at: a browser notification, and a mark in the tab's title.
-// (A page that is closed gets an email instead, when the server has one to send: forsale.server.turns.)
+// (A page that is closed gets an email instead, when the server has one to send: forsale.server.people.turnmail.)
 import { h } from "./format.js";
 import { t } from "./i18n.js";
 

@@ -168,7 +168,7 @@ function settings() {
 function emailForm() {
   const input = h("input", { type: "email", id: "account-email", autocomplete: "email", maxlength: 254 });
   const said = h("p.hint", { id: "account-email-status", role: "status" });
-  // An address is mailed only once confirmed by the link sent to it (forsale.server.emails): say where it stands.
+  // An address is mailed only once confirmed by the link sent to it (forsale.server.people.emails): say where it stands.
   const status = (res) => {
     if (!res.email) return t("account.emailRemoved");
     if (res.email_confirmed) return t("account.emailSaved", { email: res.email });

@@ -1,0 +1,1 @@
+"""The REST routes, one module per concern, each an APIRouter the app includes."""

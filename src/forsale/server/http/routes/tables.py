@@ -1,0 +1,168 @@
+"""The lobby's and the tables' REST endpoints: list, create, join, claim, leave, settings, view, record, replay."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+
+from ...errors import Refused
+from ...lobby.fairshare import client_key
+from ...people.accounts import check_owner, link_seat
+from ...people.skill import check_rated_hints, check_rated_table, check_signed_in
+from ...table.chat import set_spectator_chat
+from ...table.invites import check_join, readable
+from ..common import accounts_of, address, body, body_of, errors, lobby_of, seat_held, table_of
+from ..schemas import CreateTable, Join, Settings, Solo, TokenBody
+from .analysis import set_hints
+
+router = APIRouter()
+
+
+@router.get("/api/tables", responses=errors(400))
+async def list_tables(
+    request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
+) -> dict[str, Any]:
+    """``limit`` is clamped to 1-500; newest first (a flood of old tables does not hide a new one)."""
+    lobby = lobby_of(request)
+    if status == "over":
+        return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
+    tables = sorted(lobby.listing(), key=lambda t: t.get("created_at") or 0, reverse=True)
+    if status == "open":
+        tables = [t for t in tables if t["status"] == "waiting"]
+    return {"tables": tables[: max(1, min(limit, 500))]}
+
+
+@router.post("/api/tables", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(CreateTable))
+async def create_table(request: Request) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, CreateTable)
+    check_rated_table(body.rated, body.hints, body.seats or ())
+    check_signed_in(body.rated, account)
+    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
+    out = await lobby_of(request).create(
+        body, client_key(address(request), account), account["id"] if account is not None else None
+    )
+    if account is not None and "seat" in out:
+        await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+    return out
+
+
+@router.post("/api/solo", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(Solo))
+async def solo(request: Request) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, Solo)
+    check_rated_table(body.rated, body.hints, [None, *(body.bots if body.bots is not None else [body.bot])])
+    check_signed_in(body.rated, account)
+    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
+    out = await lobby_of(request).solo(
+        body, client_key(address(request), account), account["id"] if account is not None else None
+    )
+    if account is not None:
+        await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
+    return out
+
+
+@router.get("/api/tables/{table_id}", responses=errors(403, 404))
+async def get_table(
+    request: Request, table_id: str, invite: str | None = None, token: str | None = None
+) -> dict[str, Any]:
+    """An invitation-only table needs its ``invite`` code, a seat ``token`` or a seated account's session."""
+    table = await readable(request, table_id, token=token, invite=invite)
+    return {"table": table.info(), "result": table.result()}
+
+
+@router.post(
+    "/api/tables/{table_id}/join", responses=errors(400, 401, 403, 404, 409, 413, 429), openapi_extra=body(Join)
+)
+async def join(request: Request, table_id: str) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, Join)
+    table = await table_of(request, table_id)
+    check_join(table, body.invite)
+    check_signed_in(bool(table.config.get("rated")), account)
+    name = await accounts_of(request).seat_name(account, body.name)
+    seat, token = await table.join(body.seat, name, account["id"] if account is not None else None)
+    if account is not None:
+        await link_seat(table, seat, account)
+    return {"table": table.info(), "seat": seat, "token": token}
+
+
+@router.post(
+    "/api/tables/{table_id}/claim",
+    responses=errors(400, 401, 403, 404, 409, 413, 429),
+    openapi_extra=body(TokenBody, required=True),
+)
+async def claim(request: Request, table_id: str) -> dict[str, Any]:
+    """Link the seat a (guest's) token holds to the signed-in account (409 ``already_seated``: at a rated table
+    the account holds another seat)."""
+    account = await accounts_of(request).required(request, changing=True)
+    body = await body_of(request, TokenBody)
+    table = await table_of(request, table_id)
+    seat = seat_held(table, body.token)
+    await link_seat(table, seat, account)
+    return {"table": table.info(), "seat": seat}
+
+
+@router.post(
+    "/api/tables/{table_id}/leave",
+    responses=errors(400, 403, 404, 409, 413, 429),
+    openapi_extra=body(TokenBody, required=True),
+)
+async def leave(request: Request, table_id: str) -> dict[str, Any]:
+    account = await accounts_of(request).current(request, changing=True)
+    body = await body_of(request, TokenBody)
+    table = await table_of(request, table_id)
+    seat = seat_held(table, body.token)
+    check_owner(account, table.seats[seat])
+    await table.leave(seat)
+    return {"table": table.info()}
+
+
+@router.post(
+    "/api/tables/{table_id}/settings",
+    responses=errors(400, 403, 404, 413, 429),
+    openapi_extra=body(Settings, required=True),
+)
+async def settings(request: Request, table_id: str) -> dict[str, Any]:
+    body = await body_of(request, Settings)
+    table = await table_of(request, table_id)
+    if not table.is_creator(body.creator_token):
+        raise Refused("bad_token", "only the table's creator may change its settings", 403)
+    check_rated_hints(bool(table.config.get("rated")), body.hints)  # before any setting changes
+    if body.memory_aid is not None:
+        await table.set_memory_aid(body.memory_aid)
+    if body.spectator_chat is not None:
+        await set_spectator_chat(table, body.spectator_chat)
+    if body.hints is not None:
+        await set_hints(table, body.hints)
+    return {"table": table.info()}
+
+
+@router.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
+async def seat_view(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> Response:
+    """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
+    table = await readable(request, table_id, token=token, invite=invite)
+    seat = None
+    if token is not None:
+        seat = seat_held(table, token)
+        check_owner(await accounts_of(request).current(request), table.seats[seat])
+    return Response(table.snapshot("state", seat), media_type="application/json")
+
+
+@router.get("/api/tables/{table_id}/record", responses=errors(403, 404, 409))
+async def record(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> JSONResponse:
+    table = await readable(request, table_id, token=token, invite=invite)
+    return JSONResponse(
+        table.record(),
+        headers={"Content-Disposition": f'attachment; filename="forsale-{table.id}.json"'},
+    )
+
+
+@router.get("/api/tables/{table_id}/replay", responses=errors(403, 404, 409))
+async def replay(
+    request: Request, table_id: str, token: str | None = None, invite: str | None = None
+) -> dict[str, Any]:
+    table = await readable(request, table_id, token=token, invite=invite)
+    return table.replay()

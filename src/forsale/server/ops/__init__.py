@@ -1,0 +1,1 @@
+"""Operations: the bot runner, garbage-collector tuning, bad-input logging, slow clients."""

@@ -1,0 +1,1 @@
+"""People: accounts, sessions, profiles, ratings, turn mail and the mailer."""

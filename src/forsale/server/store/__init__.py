@@ -1,0 +1,1 @@
+"""The storage floor: the only code that imports SQLAlchemy or runs SQL."""

@@ -1,0 +1,193 @@
+"""Rematch: after a game, the same seats play a new one, each moved one seat on, once everyone accepts.
+
+Any player of a finished game may offer a rematch (which is also their
+acceptance); the others accept or decline. Bots accept at once, and so do the
+seats that bots took over when their players left. When every seat has
+accepted, the new table is made: the same name, ruleset and settings (clock,
+memory aid, spectator chat, privacy: an invitation-only table stays one, with
+the same invitation code and the same creator token), a fresh deal, and the
+seats rotated (the player at seat *s* sits at seat *s* + 1, the last at seat
+0), so another seat opens the first auction. Each player gets a new seat
+token for it, over their WebSocket (and ``GET /api/tables/{id}/rematch``
+with their old token); seats linked to an account stay linked.
+
+An offer that is declined ends at once, and one that nobody completes within
+:attr:`~forsale.server.lobby.lobby.Options.rematch_timeout` seconds expires; either
+way everyone at the table is told, and a new offer may be made. Offers live
+in memory: a server restart forgets an open one (as if it had expired), and
+the players of a rematch that started keep its tokens from the message they
+were sent (signed-in players also find the new game in their games).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...state import Deal
+from ..errors import Refused
+from ..store.database import StoredGame, StoredSeat
+from .connections import Conn, dumps
+from .seats import bot_name, new_token
+
+if TYPE_CHECKING:
+    from .live import LiveTable
+
+
+@dataclass
+class Offer:
+    """A rematch offered at one finished table."""
+
+    by: int
+    accepted: set[int]
+    expires_at: float  # epoch seconds
+    status: str = "offered"  # offered | started | declined | expired
+    declined_by: int | None = None
+    table: str | None = None  # the new table, once started
+    seats: dict[int, int] = field(default_factory=dict)  # old seat -> new seat
+    tokens: dict[int, str] = field(default_factory=dict)  # old seat -> its new token (people's seats only)
+    timer: asyncio.TimerHandle | None = None
+
+    def public(self, players: list[int]) -> dict[str, Any]:
+        """What everyone at the table may know: who offered, who accepted, who is awaited, where it went."""
+        return {
+            "status": self.status,
+            "by": self.by,
+            "accepted": sorted(self.accepted),
+            "waiting": [s for s in players if s not in self.accepted] if self.status == "offered" else [],
+            "declined_by": self.declined_by,
+            "expires_at": int(self.expires_at * 1000),
+            "table": self.table,
+        }
+
+
+def people(table: LiveTable) -> list[int]:
+    """The seats whose acceptance a rematch waits for: those people still hold (bots accept at once)."""
+    return [s.index for s in table.seats if s.kind == "human"]
+
+
+def state_of(table: LiveTable, seat: int | None) -> dict[str, Any] | None:
+    """The rematch as ``seat`` may see it: the public state, plus its new seat and token once started."""
+    offer: Offer | None = table.rematch
+    if offer is None:
+        return None
+    out = offer.public(people(table))
+    if seat is not None and offer.status == "started" and seat in offer.tokens:
+        out.update(seat=offer.seats[seat], token=offer.tokens[seat])
+    return out
+
+
+def _message(table: LiveTable, seat: int | None, msg_id: Any = None) -> dict[str, Any]:
+    return {"type": "rematch", "table": table.id, "rematch": state_of(table, seat), "id": msg_id}
+
+
+def announce(table: LiveTable, sender: Conn | None = None, msg_id: Any = None) -> None:
+    """Tell every connection of the table where the rematch stands (each seat its own new token)."""
+    shared = dumps(_message(table, None))
+    for conn in table.connections():
+        personal = table.rematch is not None and table.rematch.status == "started" and conn.seat is not None
+        if personal or (conn is sender and msg_id is not None):
+            conn.send(_message(table, conn.seat, msg_id if conn is sender else None))
+        else:
+            conn.send(shared)
+
+
+def on_attach(table: LiveTable, conn: Conn) -> None:
+    """A connection said hello: if a rematch is on offer or under way, tell it (after its welcome)."""
+    if table.rematch is not None and table.rematch.status in ("offered", "started"):
+        conn.send(_message(table, conn.seat))
+
+
+async def answer(
+    table: LiveTable, seat: int, accept: bool, sender: Conn | None = None, msg_id: Any = None
+) -> dict[str, Any]:
+    """Seat ``seat`` offers or accepts (``accept``) or declines a rematch; returns the rematch as it sees it."""
+    async with table.lock:
+        if table.status != "over":
+            raise Refused("not_finished", "a rematch is offered once the game is over", 409)
+        if table.seats[seat].kind != "human":
+            raise Refused("not_seated", "this seat is a bot's now; it has no say in a rematch", 409)
+        offer: Offer | None = table.rematch
+        if offer is not None and offer.status == "started":
+            if not accept:
+                raise Refused("rematch_started", "the rematch has started already; see its table", 409)
+        elif not accept:
+            if offer is None or offer.status != "offered":
+                raise Refused("no_rematch", "no rematch is on offer at this table", 409)
+            offer.status, offer.declined_by = "declined", seat
+            _stop_timer(offer)
+        else:
+            if offer is None or offer.status != "offered":
+                timeout = table.options.rematch_timeout
+                bots = {s.index for s in table.seats if s.kind != "human"}
+                offer = table.rematch = Offer(by=seat, accepted=bots, expires_at=time.time() + timeout)
+                offer.timer = asyncio.get_running_loop().call_later(timeout, _expire, table, offer)
+            offer.accepted.add(seat)
+            if all(s in offer.accepted for s in people(table)):
+                await _start(table, offer)
+        announce(table, sender, msg_id)
+        out = state_of(table, seat)
+        assert out is not None
+        return out
+
+
+def _stop_timer(offer: Offer) -> None:
+    if offer.timer is not None:
+        offer.timer.cancel()
+        offer.timer = None
+
+
+def _expire(table: LiveTable, offer: Offer) -> None:
+    if table.rematch is offer and offer.status == "offered" and not table.closed:
+        offer.status = "expired"
+        offer.timer = None
+        announce(table)
+
+
+async def _start(table: LiveTable, offer: Offer) -> None:
+    """Make the new table: the same settings, a new deal, every seat moved one on (see the module docstring)."""
+    n = len(table.seats)
+    # The new game is the old one's owner's, and meets the owner's limits (forsale.server.lobby.fairshare): a
+    # rematch is a way to a new game like any other. Refused (429), the offer stays open (and may expire).
+    game_id, shares = secrets.token_urlsafe(6), table.lobby.shares
+    shares.claim(table.lobby.tables, table.owner, game_id, False, sum(s.kind != "human" for s in table.seats), n)
+    _stop_timer(offer)
+    new_seats: list[StoredSeat | None] = [None] * n
+    for seat in table.seats:
+        index = (seat.index + 1) % n
+        offer.seats[seat.index] = index
+        if seat.kind == "human":
+            token, token_hash = new_token()
+            offer.tokens[seat.index] = token
+            new_seats[index] = StoredSeat(index, "human", seat.name, None, token_hash, seat.account_id)
+        else:
+            bot = seat.bot or table.lobby.fallback_bot()
+            new_seats[index] = StoredSeat(index, "bot", bot_name(bot), bot, None)
+    rules = table.state.rules
+    deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
+    game = StoredGame(
+        id=game_id,
+        name=table.name,
+        status="playing",
+        players=n,
+        config=dict(table.config),
+        deal={**deal.to_json(), "removed": deal.removed_to_json()},
+        creator_hash=table.creator_hash,
+        created_at=time.time(),
+        finished_at=None,
+        result=None,
+        seats=[s for s in new_seats if s is not None],
+        invite_hash=table.invite_hash,
+    )
+    try:
+        new = await table.lobby.add(game)
+    except BaseException:
+        shares.created(game.id, ok=False)
+        raise
+    shares.created(game.id, ok=True)
+    new.owner = table.owner
+    offer.status, offer.table = "started", game.id
