@@ -10,7 +10,8 @@ import pytest
 from sqlalchemy import func, select, text
 
 from forsale.server.store import leases
-from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, events, fenced
+from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, fenced
+from forsale.server.store.schema import events
 
 from .conftest import LEASE_TTL
 

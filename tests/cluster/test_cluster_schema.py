@@ -1,7 +1,7 @@
 """Servers starting together on an empty database all start: the schema is made once, under a lock.
 
 Nodes of a cluster are usually started together (``docs/deploy.md`` starts
-three with ``&``); before :func:`forsale.server.store.database.migrate` took a lock,
+three with ``&``); before :func:`forsale.server.store.schema.migrate` took a lock,
 two of them would both find no tables and both create them, and one failed
 with ``UniqueViolation`` on ``pg_type``. Three threads here create a
 :class:`~forsale.server.store.database.Storage` at the same instant (a barrier) on a
@@ -20,7 +20,8 @@ import pytest
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import make_url
 
-from forsale.server.store.database import Storage, metadata, normalize_url
+from forsale.server.store.database import Storage, normalize_url
+from forsale.server.store.schema import metadata
 
 from .conftest import postgres_url  # noqa: F401  (the fixture)
 

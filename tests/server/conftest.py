@@ -33,7 +33,8 @@ def fresh_postgres(postgres_url: str) -> str:
     """The PostgreSQL URL with the server's tables dropped, so each test starts empty."""
     from sqlalchemy import create_engine
 
-    from forsale.server.store.database import metadata, normalize_url
+    from forsale.server.store.database import normalize_url
+    from forsale.server.store.schema import metadata
 
     engine = create_engine(normalize_url(postgres_url))
     metadata.drop_all(engine)

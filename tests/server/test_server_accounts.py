@@ -17,7 +17,8 @@ from starlette.testclient import TestClient
 
 from forsale.server import create_app
 from forsale.server.people.sessions import COOKIE, same_origin
-from forsale.server.store.database import normalize_url, seats
+from forsale.server.store.database import normalize_url
+from forsale.server.store.schema import seats
 
 from .oldschema import create_old_database
 

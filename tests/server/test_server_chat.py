@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, select
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.store.database import chat, events, normalize_url
+from forsale.server.store.database import normalize_url
+from forsale.server.store.schema import chat, events
 from forsale.server.table import chat as chat_module
 
 from .social import code_of, hello, next_of, play_out, two_seat_table

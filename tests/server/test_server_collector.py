@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from forsale.server.ops import create_app
+from forsale.server import create_app
 from forsale.server.ops import gctuning as collector
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from forsale.server.table import seats
+from forsale.server import names
 
-FORMAT_JS = (Path(seats.__file__).parents[2] / "web" / "static" / "js" / "format.js").read_text()
+FORMAT_JS = (Path(names.__file__).parents[1] / "web" / "static" / "js" / "format.js").read_text()
 
 
 def js_constant(name: str) -> str:
@@ -27,21 +27,21 @@ def js_constant(name: str) -> str:
 
 def test_the_page_knows_a_player_who_left_for_a_bot() -> None:
     suffix = js_constant("LEFT").strip('"')
-    assert seats.left_name("Ann") == "Ann" + suffix
+    assert names.left_name("Ann") == "Ann" + suffix
 
 
 def test_the_page_knows_a_solo_game() -> None:
-    assert js_constant("SOLO").strip('"') == seats.SOLO_NAME
+    assert js_constant("SOLO").strip('"') == names.SOLO_NAME
 
 
 @pytest.mark.parametrize("players", range(2, 7))
 def test_the_page_knows_an_unnamed_table_by_its_player_count(players: int) -> None:
-    assert seats.table_name(players) == js_constant("TABLE_OF").strip('"') + str(players)
+    assert names.table_name(players) == js_constant("TABLE_OF").strip('"') + str(players)
     assert "name === TABLE_OF + players" in FORMAT_JS
 
 
 def test_the_page_knows_a_bot_by_its_name_options_aside() -> None:
     suffix = js_constant("BOT").strip('"')
     assert 'const base = bot.split(":")[0];' in FORMAT_JS and "name === base + BOT" in FORMAT_JS
-    assert seats.bot_name("hard:time=0.5") == "hard" + suffix == "hard bot"
-    assert seats.bot_name("medium") == "medium" + suffix
+    assert names.bot_name("hard:time=0.5") == "hard" + suffix == "hard bot"
+    assert names.bot_name("medium") == "medium" + suffix

@@ -13,8 +13,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
+from forsale.server.names import DELETED_NAME
 from forsale.server.people.accounts import SIGN_UPS_PER_ADDRESS
-from forsale.server.people.profiles import DELETED_NAME
 
 from .social import hello, next_of
 from .test_server_ratings import PASSWORD, SAME, as_session, board, duel, play_alone, play_lockstep, rated_solo, sign_up

@@ -17,7 +17,8 @@ from sqlalchemy import create_engine, delete
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
-from forsale.server.store.database import normalize_url, rating_changes, ratings
+from forsale.server.store.database import normalize_url
+from forsale.server.store.schema import rating_changes, ratings
 
 from .signin import as_account, sign_up
 from .social import SAME

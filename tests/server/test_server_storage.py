@@ -17,7 +17,9 @@ from starlette.testclient import TestClient
 from forsale import from_record
 from forsale.actions import action_from_json
 from forsale.server import create_app
-from forsale.server.store.database import Storage, StoredGame, StoredSeat, events, hash_token, normalize_url
+from forsale.server.store.database import Storage, StoredGame, StoredSeat, normalize_url
+from forsale.server.store.schema import events
+from forsale.server.tokens import hash_token
 
 pytestmark = pytest.mark.timeout(180)
 

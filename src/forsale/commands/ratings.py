@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     postgres = args.db.partition(":")[0] in ("postgresql", "postgres", "postgresql+psycopg")
     require("ratings", *(["ratings --db postgresql://"] if postgres else []))
     from ..server.people.skill import op_rebuild
-    from ..server.store.database import Storage, ratings
+    from ..server.store.database import Storage
+    from ..server.store.schema import ratings
 
     storage = Storage(args.db)
     try:

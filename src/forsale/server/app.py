@@ -46,13 +46,14 @@ from .http.routes import players as routes_players
 from .http.routes import social as routes_social
 from .http.routes import tables as routes_tables
 from .http.schemas import MAX_MESSAGE_BYTES
-from .http.ws import RateLimit, TableSockets
+from .http.ws import TableSockets
 from .lobby.cluster import ClusterConfig, ClusterLobby
 from .lobby.fairshare import WAITING_EXPIRY, Limits
 from .lobby.lobby import Lobby, Options
 from .ops import gctuning as collector
 from .ops.badinput import BadInputLog
 from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
+from .ops.ratelimit import RateLimit
 from .people import sessions as session_store
 from .people import skill as ratings
 from .people.accounts import Accounts

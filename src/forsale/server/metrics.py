@@ -11,7 +11,8 @@ Two kinds of numbers:
   the database's failures, from the objects that already keep them.
 
 Both are turned into Prometheus' text format only when ``/metrics`` is
-scraped, by a collector for ``prometheus-client`` (the server extra's); the
+scraped, by a collector for ``prometheus-client`` (the server extra's;
+:class:`forsale.server.http.routes.metrics.ServerCollector`); the
 library is imported then, not at start-up. The process-wide counters are per
 process, as Prometheus expects of one target; the read-when-scraped numbers
 come from the app that answers the scrape.
@@ -24,8 +25,6 @@ node directly (``docs/deploy.md``, "Metrics").
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
-from typing import Any
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Seconds: an action from its check to its commit is a few milliseconds when all is well."""
@@ -77,91 +76,3 @@ def action(source: str, seconds: float) -> None:
     if hist is None:
         hist = ACTIONS[source] = Histogram(LATENCY_BUCKETS)
     hist.observe(seconds)
-
-
-class ServerCollector:
-    """The metrics of one app: the process-wide counters above, and what its lobby, storage and bots hold now."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    def describe(self) -> list[Any]:
-        return []  # no fixed description: the families depend on the app (a cluster node has more)
-
-    def collect(self) -> Iterator[Any]:
-        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-
-        from .lobby.cluster import ClusterLobby, people_online
-
-        state = self.app.state
-        lobby, storage = state.lobby, state.storage
-
-        latency = HistogramMetricFamily(
-            "forsale_action_seconds", "Seconds from an action's check to its commit, by source", labels=["source"]
-        )
-        actions = CounterMetricFamily("forsale_actions", "Actions committed, by source", labels=["source"])
-        for source, hist in sorted(ACTIONS.items()):
-            latency.add_metric([source], hist.cumulative(), hist.sum)
-            actions.add_metric([source], hist.count)
-        yield actions
-        yield latency
-
-        tables = GaugeMetricFamily("forsale_tables", "Tables live in this process, by status", labels=["status"])
-        counts = {"waiting": 0, "playing": 0}
-        connections = 0
-        for table in list(lobby.tables.values()):
-            if table.status in counts:
-                counts[table.status] += 1
-            connections += len(table.spectators) + sum(len(s.conns) for s in table.seats)
-        for status, n in counts.items():
-            tables.add_metric([status], n)
-        yield tables
-        yield GaugeMetricFamily("forsale_connections", "WebSockets attached to a table here", value=connections)
-        yield GaugeMetricFamily(
-            "forsale_people_online", "People connected to a seat at a table here", value=people_online(lobby)
-        )
-
-        runner = lobby.runner
-        yield GaugeMetricFamily(
-            "forsale_bot_queue", "Bot decisions and analyses waiting for a worker process", value=len(runner._waiting)
-        )
-        yield GaugeMetricFamily(
-            "forsale_bot_workers_busy", "Bot worker processes thinking now", value=len(runner._busy)
-        )
-        yield GaugeMetricFamily("forsale_bot_workers", "Bot worker processes", value=runner.size)
-
-        outage = storage.outage
-        yield CounterMetricFamily(
-            "forsale_db_errors", "Database calls that failed because the database was out of reach",
-            value=outage.total_failures,
-        )  # fmt: skip
-        yield CounterMetricFamily("forsale_db_outages", "Database outages (each logged once)", value=outage.outages)
-        yield GaugeMetricFamily(
-            "forsale_db_unavailable", "1 while the database does not answer", value=int(outage.since is not None)
-        )
-        yield CounterMetricFamily("forsale_db_commits", "Writer transactions committed", value=storage.commits)
-        yield CounterMetricFamily("forsale_db_calls", "Database calls committed by the writer", value=storage.calls)
-        batches = HistogramMetricFamily("forsale_db_batch_size", "Calls per writer transaction (group commit)")
-        batches.add_metric([], BATCHES.cumulative(), float(BATCHES.sum))
-        yield batches
-
-        if isinstance(lobby, ClusterLobby):
-            node = [lobby.node]
-            healthy = GaugeMetricFamily(
-                "forsale_node_healthy", "1 while this node serves (its health check's 200)", labels=["node"]
-            )
-            healthy.add_metric(node, int(lobby.healthy and not lobby.draining))
-            yield healthy
-            held = GaugeMetricFamily("forsale_leases_held", "Table leases this node holds", labels=["node"])
-            held.add_metric(node, len(lobby.held))
-            yield held
-            taken = CounterMetricFamily(
-                "forsale_leases_taken", "Tables this node took whose lease another node had held", labels=["node"]
-            )
-            taken.add_metric(node, lobby.takeovers)
-            yield taken
-            lost = CounterMetricFamily(
-                "forsale_leases_lost", "Tables this node lost without releasing them (paused, cut off)", labels=["node"]
-            )
-            lost.add_metric(node, lobby.leases_lost)
-            yield lost

@@ -282,18 +282,50 @@ def page_texts() -> dict[str, list[str]]:
     return texts
 
 
+# -- the names the server gives (tables, seats, bots, spectators, deleted accounts): people may not take them --
+SOLO_NAME = "Solo game"
+
+
+def table_name(players: int) -> str:
+    """A table created without a name."""
+    return f"Table of {players}"
+
+
+def open_seat_name(index: int) -> str:
+    """A seat nobody sits at yet."""
+    return f"Seat {index + 1}"
+
+
+def joined_name(index: int) -> str:
+    """A person who sat down without giving a name (the web page always sends one)."""
+    return f"Player {index + 1}"
+
+
+def bot_name(spec: str) -> str:
+    """A bot's seat: the bot's name, options aside (``hard:time=0.5`` is "hard bot")."""
+    return f"{spec.split(':')[0]} bot"
+
+
+def left_name(name: str) -> str:
+    """A person's seat after they left a game under way and a bot took it over."""
+    return f"{name} (left; bot)"
+
+
+SPECTATOR = "Spectator"
+"""Who a chat line from a watcher who is not signed in comes from."""
+DELETED_NAME = "deleted player"
+"""What a deleted account's seats are called from then on, in every game, record and replay."""
+
+
 @functools.cache
 def _reserved() -> tuple[
     frozenset[str], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]
 ]:
-    """The server's names: every form of :mod:`forsale.server.table.seats`, the chat's spectator, a deleted account,
+    """The server's names: every form above (tables, seats, bots), the chat's spectator, a deleted account,
     and the page's forms of them in every language (its catalogues). Returned as compact keys of whole names,
     and patterns over :func:`_compact` (numbered forms), :func:`_words` and :func:`_marked` (forms around a
     name); built once, at the first name checked (bots register late)."""
     from ..bots.registry import agent_names
-    from .people.profiles import DELETED_NAME
-    from .table.chat import SPECTATOR
-    from .table.seats import SOLO_NAME, bot_name, joined_name, left_name, open_seat_name, table_name
 
     texts = page_texts()
     exact = {
@@ -374,3 +406,8 @@ def person_name_problem(text: str) -> str | None:
     if reserved(text):
         return "that name is the server's (a free seat, a bot, a spectator...): choose another"
     return None
+
+
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Direction marks, embeddings, overrides and isolates: in a name or a chat line they would turn the text
+around them backwards on every screen (``\u202e`` makes ``Ann`` read ``nnA`` and whatever follows it too)."""

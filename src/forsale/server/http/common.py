@@ -15,12 +15,16 @@ from typing import Any, TypeVar
 from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
-from starlette.requests import ClientDisconnect
+from starlette.requests import ClientDisconnect, HTTPConnection
 from starlette.types import Scope
 
 from ..errors import Refused
 from ..lobby.lobby import Lobby
-from ..people.accounts import Accounts
+from ..people import sessions as session_store
+from ..people.accounts import Account, Accounts
+from ..store.database import Storage
+from ..table.invites import admitted, refuse_private
+from ..table.live import LiveTable
 from .schemas import describe_validation
 
 M = TypeVar("M", bound=BaseModel)
@@ -154,3 +158,33 @@ def seat_held(table: Any, token: str) -> int:
     if seat is None:
         raise Refused("bad_token", "this token holds no seat at this table", 403)
     return seat
+
+
+async def readable(request: Any, table_id: str, *, token: str | None = None, invite: str | None = None) -> LiveTable:
+    """``table_of(request, table_id)`` for a request that reads the game: ``403 private_table`` unless admitted.
+
+    The session is looked up only at an invitation-only table, so public
+    tables cost what they always did.
+    """
+    table: LiveTable = await table_of(request, table_id)
+    if table.invite_only and not admitted(table, token=token, invite=invite):
+        account = await accounts_of(request).current(request)
+        if not admitted(table, account=account):
+            raise refuse_private()
+    return table
+
+
+async def socket_account(conn: HTTPConnection, storage: Storage) -> Account | None:
+    """The account a WebSocket handshake's session cookie signs in (None without one).
+
+    ``cross_origin`` (:class:`Refused`) when the cookie comes with another
+    site's ``Origin``: the browser attaches the cookie to any site's
+    WebSocket, so the cookie may only count from this server's own pages.
+    """
+    session_id = session_store.cookie_of(conn)  # type: ignore[arg-type]  # a Request or a WebSocket: both have cookies
+    if session_id is None:
+        return None
+    if not session_store.same_origin(conn.headers, conn.url.scheme):
+        raise Refused("cross_origin", "a signed-in WebSocket must come from this server's own pages", 403)
+    found = await storage.run(session_store.op_lookup(session_store.hash_session(session_id)))
+    return None if found is None else Account(id=found[0], name=found[1])

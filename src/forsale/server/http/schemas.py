@@ -30,7 +30,7 @@ from pydantic import (
 
 from ...actions import PASS, Action, bid
 from ...actions import Sell as _Sell
-from ..names import EMOJI_SELECTORS, HIDDEN_RANGES, hidden, regex_ranges, shows
+from ..names import BIDI_CONTROLS, EMOJI_SELECTORS, HIDDEN_RANGES, hidden, regex_ranges, shows
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """Larger WebSocket messages and request bodies are refused."""
@@ -51,9 +51,6 @@ def _unicode(text: str) -> str:
 
 Text = Annotated[StrictStr, AfterValidator(_unicode)]
 """A string of valid Unicode: every string a client sends may be echoed or stored."""
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-"""Direction marks, embeddings, overrides and isolates: in a name or a chat line they would turn the text
-around them backwards on every screen (``\u202e`` makes ``Ann`` read ``nnA`` and whatever follows it too)."""
 
 
 def _plain(text: str) -> str:

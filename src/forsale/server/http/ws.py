@@ -29,12 +29,13 @@ from ...refusals import Params
 from ..errors import Refused
 from ..lobby.lobby import Lobby
 from ..ops.badinput import BadInputLog
-from ..people.accounts import check_owner
+from ..ops.ratelimit import RateLimit
 from ..table import rematch
-from ..table.connections import Conn, dumps
-from ..table.invites import PRIVATE, account_seat, admitted, socket_account
+from ..table.connections import Conn, dumps, error
+from ..table.invites import PRIVATE, account_seat, admitted
 from ..table.live import LiveTable
-from .common import client_host, client_net
+from ..table.seats import check_owner
+from .common import client_host, client_net, socket_account
 from .schemas import (
     MAX_MESSAGE_BYTES,
     Act,
@@ -53,30 +54,6 @@ from .schemas import (
 PREFIX = "/ws/tables/"
 
 log = logging.getLogger("forsale.server")
-
-
-class RateLimit:
-    """A token bucket: ``rate`` messages a second on average, bursts up to ``burst``."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.last = time.monotonic()
-
-    def allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
-def error(code: str, message: str, msg_id: Any = None, params: Params | None = None) -> dict[str, Any]:
-    """An ``error`` message; ``params`` (a refused move's facts, see :class:`Refused`) only when there are any."""
-    out = {"type": "error", "code": code, "message": message, "id": msg_id}
-    return out | {"params": params} if params else out
 
 
 def id_in(text: str) -> Any:

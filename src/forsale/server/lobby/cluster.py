@@ -47,9 +47,11 @@ from ..errors import Refused
 from ..ops.botrunner import BotRunner
 from ..people.turnmail import TurnNotices
 from ..store import leases
-from ..store.database import Fence, Storage, StoredGame, games, normalize_url
+from ..store.database import Fence, Storage, StoredGame, normalize_url
 from ..store.outage import Unavailable, is_outage
+from ..store.schema import games
 from ..table.live import LiveTable
+from ..table.seats import ENDED_BY, end_seat_tokens, tell
 from .lobby import Lobby, Options
 
 log = logging.getLogger("forsale.server")
@@ -483,15 +485,12 @@ class ClusterLobby(Lobby):
         """Have every other node end ``account_id``'s seat and creator tokens at the tables it holds.
 
         A password change or a sign-out everywhere is handled by one node, which ends the tokens at its own
-        tables (:func:`forsale.server.people.accounts.end_seat_tokens`); the account's other tables live on the other
+        tables (:func:`forsale.server.table.seats.end_seat_tokens`); the account's other tables live on the other
         nodes, in their memory. ``why``: ``password_changed`` or ``signed_out`` (what their sockets are told).
         """
         await self._notify({"t": "tokens", "node": self.node, "account": account_id, "why": why})
 
     async def _end_tokens(self, account_id: str, why: str) -> None:
-        from ..http.routes.accounts import ENDED_BY, tell
-        from ..people.accounts import end_seat_tokens  # here: the accounts' routes import this module
-
         mine = [t for t in self.tables.values() if t.id in self.held]
         unseated = await end_seat_tokens(mine, account_id)
         if unseated and why in ENDED_BY:

@@ -23,12 +23,13 @@ from ...rules import Ruleset
 from ...state import Deal
 from ..errors import Refused
 from ..http.schemas import CreateTable, Solo
+from ..names import SOLO_NAME, bot_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
 from ..people.turnmail import TurnNotices
 from ..store.database import Fence, Storage, StoredGame, StoredSeat
 from ..table.invites import invite_link
 from ..table.live import LiveTable
-from ..table.seats import SOLO_NAME, bot_name, new_token, open_seat_name, table_name
+from ..tokens import new_token
 from .fairshare import Limits, Shares, closes_when_quiet
 
 log = logging.getLogger("forsale.server")

@@ -17,14 +17,13 @@ which names exist.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
 import math
 import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from argon2 import PasswordHasher
@@ -35,9 +34,8 @@ from starlette.requests import Request
 
 from ..errors import Refused
 from ..names import hidden, person_name_problem, skeleton
-from ..store.database import Storage, accounts, games, seat_names, seats
-from ..table.connections import Conn
-from ..table.seats import check_one_seat, new_token
+from ..store.database import Storage, seat_names
+from ..store.schema import accounts, games, seats
 from . import sessions as session_store
 
 NAME_MAX = 24
@@ -347,67 +345,6 @@ class Accounts:
         session_id = session_store.cookie_of(request)
         if session_id is not None:
             await self.storage.run(session_store.op_end(session_store.hash_session(session_id)))
-
-
-def check_owner(account: Account | None, seat: Any) -> None:
-    """A seat that belongs to an account is not used by a request signed in as another."""
-    if account is not None and seat.account_id is not None and seat.account_id != account["id"]:
-        raise Refused("not_your_seat", "this seat belongs to another account", 403)
-
-
-async def link_seat(table: Any, index: int, account: Account) -> None:
-    """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already,
-    409 if it is a rated table where the account holds another seat (:func:`check_one_seat`)."""
-    async with table.lock:
-        seat = table.seats[index]
-        check_owner(account, seat)
-        check_one_seat(table, index, account["id"])
-        if (seat.account_id == account["id"] and seat.name == account["name"]) or seat.kind != "human":
-            return
-        # An account's seat shows the account's name: a seat claimed under a guest's name takes it too.
-        seat.account_id, seat.name = account["id"], account["name"]
-        await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
-        table.snapshots.broadcast_info()
-
-
-async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
-    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told.
-
-    A changed password ends every session, and with them every seat credential those sessions could have
-    minted (a thief's copy of the session took the seat with ``resume``, or sat down as the account): seat
-    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old tokens
-    watch from now on; they are returned, for the caller to tell them (``bad_token``) once its own answer, with
-    the new session's cookie, is on its way: a page told first would resume with the old cookie, and fail.
-
-    The creator token of each table not over that the account created goes the same way (a thief's copy would keep
-    the creator's rights: new invitation codes, the settings); the account's new session gets a fresh one
-    with ``resume`` (:func:`forsale.server.http.routes.players.resume`).
-    """
-    unseated: list[Conn] = []
-    for table in list(tables):
-        if table.status == "over":
-            continue
-        if table.config.get("creator_account") == account_id:
-            async with table.lock:
-                _, creator_hash = new_token()
-                with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
-                    await table.write(Storage.op_update_game(table.id, creator_hash=creator_hash))
-                table.creator_hash = creator_hash
-        if not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
-            continue
-        async with table.lock:
-            changed = False
-            for seat in table.seats:
-                if seat.account_id == account_id and seat.kind == "human" and seat.token_hash is not None:
-                    _, seat.token_hash = new_token()
-                    with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
-                        await table.write(Storage.op_update_seat(table.id, seat.stored()))
-                    unseated.extend(seat.conns)
-                    table.unseat_connections(seat.index)
-                    changed = True
-            if changed:
-                table.snapshots.broadcast_info()
-    return unseated
 
 
 # -- storage operations ----------------------------------------------------------------

@@ -36,8 +36,9 @@ from sqlalchemy import Connection, delete, func, insert, select, text, update
 
 from ...catalogues import translation
 from ..errors import Refused
-from ..store.database import Storage, accounts, hash_token, mails
-from ..table.seats import new_token
+from ..store.database import Storage
+from ..store.schema import accounts, mails
+from ..tokens import hash_token, new_token
 from .mailer import Mailer
 
 log = logging.getLogger("forsale.server")

@@ -23,12 +23,12 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, select, update
 
-from ..store.database import accounts, games, rating_changes, seat_names, seats, sessions
+from ..names import DELETED_NAME
+from ..store.database import seat_names
+from ..store.schema import accounts, games, rating_changes, seats, sessions
 from ..store.visibility import shown_to
 from . import skill as rating_store
 
-DELETED_NAME = "deleted player"
-"""What a deleted account's seats are called from then on, in every game, record and replay."""
 GAMES_SHOWN = 100
 
 

@@ -25,7 +25,8 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from ..errors import Refused
-from ..store.database import accounts, hash_token, sessions
+from ..store.schema import accounts, sessions
+from ..tokens import hash_token
 
 COOKIE = "forsale_session"
 SESSION_SECONDS = 30 * 24 * 3600

@@ -52,7 +52,8 @@ from sqlalchemy import Connection, delete, insert, select, update
 from ...arena.ratings import model, placings, rate_game
 from ...bots.registry import parse_spec
 from ..errors import Refused
-from ..store.database import Storage, accounts, events, games, rating_changes, ratings, seats
+from ..store.database import Storage
+from ..store.schema import accounts, events, games, rating_changes, ratings, seats
 from ..store.visibility import shown_to
 
 log = logging.getLogger("forsale.server")

@@ -29,18 +29,41 @@ import asyncio
 import gettext
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection, Sequence
+from typing import Any, Protocol
 
 from ...catalogues import translation
 from ..store.database import Storage
 from .emails import Addresses, op_confirmed
 from .mailer import Mailer
 
-if TYPE_CHECKING:
-    from ..table.live import LiveTable
-
 log = logging.getLogger("forsale.server")
 ENGLISH = translation("en")
+
+
+class WaitingSeat(Protocol):
+    """What a turn email reads of a seat: who sits there, and whether they are looking."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def account_id(self) -> str | None: ...
+    @property
+    def conns(self) -> Collection[Any]: ...
+
+
+class TurnTable(Protocol):
+    """What a turn email reads of a live table (:class:`forsale.server.table.live.LiveTable` is one): the
+    people's floor does not import the table's, which calls it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def turn_limit(self) -> float | None: ...
+    @property
+    def seats(self) -> Sequence[WaitingSeat]: ...
 
 
 def when_text(seconds: float, tr: gettext.NullTranslations = ENGLISH) -> str:
@@ -89,7 +112,7 @@ class TurnNotices:
             storage, mailer, public_url
         )  # confirmed before mailed (forsale.server.people.emails)
 
-    def turn(self, table: LiveTable, to_act: tuple[int, ...], deadlines: dict[int, float]) -> None:
+    def turn(self, table: TurnTable, to_act: tuple[int, ...], deadlines: dict[int, float]) -> None:
         """Write to the people of seats ``to_act`` at ``table`` that it is their turn (in the background)."""
         if self.mailer is None or not table.turn_limit:
             return
@@ -103,7 +126,7 @@ class TurnNotices:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    async def _write(self, table: LiveTable, waiting: dict[int, str | None], deadlines: dict[int, float]) -> None:
+    async def _write(self, table: TurnTable, waiting: dict[int, str | None], deadlines: dict[int, float]) -> None:
         assert self.mailer is not None
         try:
             emails = await self.storage.run(op_confirmed([a for a in waiting.values() if a]))  # confirmed only

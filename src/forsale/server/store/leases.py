@@ -1,6 +1,6 @@
 """Table leases in PostgreSQL: which node of a cluster owns each live table, and for how long.
 
-A lease is one row of ``forsale_leases`` (:data:`forsale.server.store.database.leases`):
+A lease is one row of ``forsale_leases`` (:data:`forsale.server.store.schema.leases`):
 the owner (a node's *incarnation*: its name plus a random part, new at every
 start, so a restarted node never mistakes its dead self's leases for its own),
 an ``epoch`` that grows by one at every taking, and an expiry in the
@@ -51,7 +51,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from .database import leases, nodes
+from .schema import leases, nodes
 
 __all__ = [
     "leases",

@@ -21,7 +21,7 @@ give away what another hides:
 - the leaderboard names players and ratings, never a game.
 
 Reading one game by its id (its record, replay, analysis, view, WebSocket) is
-:func:`forsale.server.table.invites.readable`: an invitation-only game needs its
+:func:`forsale.server.http.common.readable`: an invitation-only game needs its
 invitation code, a seat token or a seated account; an unlisted private game
 is open to whoever has its id, as its link was shared (the id is 48 random
 bits, and no listing gives it away: this rule is what keeps it so).
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
 
-from .database import games, seats
+from .schema import games, seats
 
 
 def public() -> ColumnElement[bool]:

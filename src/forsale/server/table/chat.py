@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, insert, select
 
 from ..errors import Refused
-from ..http.schemas import BIDI_CONTROLS
-from ..store.database import Storage, chat
+from ..names import BIDI_CONTROLS, SPECTATOR
+from ..ops.ratelimit import RateLimit
+from ..store.database import Storage
+from ..store.schema import chat
 from .connections import Conn, dumps
 
 if TYPE_CHECKING:
-    from ..http.ws import RateLimit
     from .live import LiveTable
 
 HISTORY = 200
@@ -39,7 +40,6 @@ BURST = 5
 RATE = 0.5
 """Chat messages per second per seat (or spectator connection) on average, after a burst of :data:`BURST`."""
 ALLOWED_CONTROLS = frozenset("\n\t")
-SPECTATOR = "Spectator"
 
 
 def check_text(text: str) -> str:
@@ -76,7 +76,6 @@ class ChatLog:
         return {"type": "chat_history", "table": self.table.id, "messages": list(self.messages or [])}
 
     def _allowance(self, conn: Conn) -> RateLimit:
-        from ..http.ws import RateLimit  # sockets imports the lobby, which imports the tables, which import this
 
         if conn.seat is not None:
             limit = self._seats.get(conn.seat)

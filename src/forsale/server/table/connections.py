@@ -14,6 +14,8 @@ import logging
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+from ...refusals import Params
+
 if TYPE_CHECKING:
     from fastapi import WebSocket
 
@@ -99,3 +101,9 @@ class Conn:
                     return
             self._wake = asyncio.get_running_loop().create_future()
             await self._wake
+
+
+def error(code: str, message: str, msg_id: Any = None, params: Params | None = None) -> dict[str, Any]:
+    """An ``error`` message; ``params`` (a refused move's facts, see :class:`Refused`) only when there are any."""
+    out = {"type": "error", "code": code, "message": message, "id": msg_id}
+    return out | {"params": params} if params else out

@@ -24,15 +24,12 @@ its ``Origin`` passes the same rule as a signed-in POST
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any
-
-from starlette.requests import HTTPConnection
+from typing import TYPE_CHECKING
 
 from ..errors import Refused
-from ..people import sessions as session_store
 from ..people.accounts import Account
-from ..store.database import Storage, hash_token
-from .seats import new_token
+from ..store.database import Storage
+from ..tokens import hash_token, new_token
 
 if TYPE_CHECKING:
     from .live import LiveTable
@@ -79,22 +76,6 @@ def refuse_private() -> Refused:
     return Refused("private_table", PRIVATE, 403)
 
 
-async def readable(request: Any, table_id: str, *, token: str | None = None, invite: str | None = None) -> LiveTable:
-    """``table_of(request, table_id)`` for a request that reads the game: ``403 private_table`` unless admitted.
-
-    The session is looked up only at an invitation-only table, so public
-    tables cost what they always did.
-    """
-    from ..http.common import accounts_of, table_of  # rest imports the lobby, which imports this module
-
-    table: LiveTable = await table_of(request, table_id)
-    if table.invite_only and not admitted(table, token=token, invite=invite):
-        account = await accounts_of(request).current(request)
-        if not admitted(table, account=account):
-            raise refuse_private()
-    return table
-
-
 def check_join(table: LiveTable, invite: str | None) -> None:
     """An open seat of an invitation-only table is taken with its code only."""
     if table.invite_only and not invite_matches(table, invite):
@@ -108,19 +89,3 @@ async def new_invite(table: LiveTable) -> str:
         await table.write(Storage.op_update_game(table.id, invite_hash=code_hash))  # fenced: owner only
         table.invite_hash = code_hash
     return code
-
-
-async def socket_account(conn: HTTPConnection, storage: Storage) -> Account | None:
-    """The account a WebSocket handshake's session cookie signs in (None without one).
-
-    ``cross_origin`` (:class:`Refused`) when the cookie comes with another
-    site's ``Origin``: the browser attaches the cookie to any site's
-    WebSocket, so the cookie may only count from this server's own pages.
-    """
-    session_id = session_store.cookie_of(conn)  # type: ignore[arg-type]  # a Request or a WebSocket: both have cookies
-    if session_id is None:
-        return None
-    if not session_store.same_origin(conn.headers, conn.url.scheme):
-        raise Refused("cross_origin", "a signed-in WebSocket must come from this server's own pages", 403)
-    found = await storage.run(session_store.op_lookup(session_store.hash_session(session_id)))
-    return None if found is None else Account(id=found[0], name=found[1])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...actions import Action, Bid, Pass, Sell, action_from_json, action_to_json
 from ...record import to_record
@@ -29,8 +29,12 @@ from ...state import Deal, State, play_moves
 from ...view import View, spectator_view
 from .. import metrics
 from ..errors import Refused
+from ..names import joined_name, left_name, open_seat_name
+from ..ops.botrunner import BotRunner, Share
 from ..people.skill import rate_finished
-from ..store.database import LeaseLost, Storage, StoredGame, fenced
+from ..people.turnmail import TurnNotices
+from ..store.database import Fence, LeaseLost, Storage, StoredGame, fenced
+from ..tokens import new_token
 from .chat import ChatLog
 from .connections import Conn, dumps
 from .scheduling import Scheduler
@@ -38,10 +42,6 @@ from .seats import (
     Seat,
     check_one_seat,
     free_seats_text,
-    joined_name,
-    left_name,
-    new_token,
-    open_seat_name,
     seat_for_token,
     token_matches,
 )
@@ -50,8 +50,60 @@ from .snapshots import Snapshots
 if TYPE_CHECKING:
     from sqlalchemy import Connection
 
-    from ..lobby.lobby import Lobby
     from .rematch import Offer
+
+
+class TableOptions(Protocol):
+    """The server's settings a table reads (the lobby's :class:`~forsale.server.lobby.lobby.Options`)."""
+
+    @property
+    def grace(self) -> float: ...
+    @property
+    def bot_delay(self) -> float: ...
+    @property
+    def bot_budget(self) -> float | None: ...
+    @property
+    def rematch_timeout(self) -> float: ...
+
+
+class TableShares(Protocol):
+    """Whose tables count against which client's limits (:class:`forsale.server.lobby.fairshare.Shares`)."""
+
+    def starting(self, tables: dict[str, LiveTable], table: LiveTable) -> None: ...
+    def left_to_bots(self, tables: dict[str, LiveTable], table: LiveTable) -> bool: ...
+    def claim(
+        self, tables: dict[str, LiveTable], owner: str, table_id: str, waiting: bool, bots: int, seats: int
+    ) -> None: ...
+    def created(self, table_id: str, ok: bool) -> None: ...
+
+
+class Host(Protocol):
+    """What a table asks of whatever holds it: the lobby (:class:`forsale.server.lobby.lobby.Lobby`, or a
+    cluster's node) implements it, and a test may give a stand-in. The table's floor does not import the
+    lobby's: it is handed its storage, bot runner and mail through this port, as boardgame.io's ``Master``
+    is handed its storage and transport."""
+
+    @property
+    def storage(self) -> Storage: ...
+    @property
+    def runner(self) -> BotRunner: ...
+    @property
+    def options(self) -> TableOptions: ...
+    @property
+    def turns(self) -> TurnNotices: ...
+    @property
+    def shares(self) -> TableShares: ...
+    @property
+    def tables(self) -> dict[str, LiveTable]: ...
+    def share_of(self, table: LiveTable) -> Share: ...
+    def fallback_bot(self) -> str: ...
+    def fence_of(self, table_id: str) -> Fence | None: ...
+    async def expire(self, table: LiveTable, bots_over_limit: bool = False) -> bool: ...
+    def changed(self, table: LiveTable) -> None: ...
+    def lost(self, table: LiveTable) -> None: ...
+    def finished(self, table: LiveTable) -> None: ...
+    def forget(self, table: LiveTable) -> None: ...
+    async def add(self, game: StoredGame) -> LiveTable: ...
 
 
 def turn_began(events: list[dict[str, Any]], state: State) -> float | None:
@@ -76,7 +128,7 @@ def result_of(v: View) -> dict[str, Any]:
 class LiveTable:
     """One table in memory: its game, seats and connections; its clock and bots are :attr:`scheduler`'s."""
 
-    def __init__(self, stored: StoredGame, lobby: Lobby) -> None:
+    def __init__(self, stored: StoredGame, lobby: Host) -> None:
         self.id = stored.id
         self.name = stored.name
         self.lobby = lobby

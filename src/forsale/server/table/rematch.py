@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...state import Deal
 from ..errors import Refused
+from ..names import bot_name
 from ..store.database import StoredGame, StoredSeat
+from ..tokens import new_token
 from .connections import Conn, dumps
-from .seats import bot_name, new_token
 
 if TYPE_CHECKING:
     from .live import LiveTable

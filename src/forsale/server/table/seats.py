@@ -9,54 +9,20 @@ lives here once.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...refusals import Params
 from ..errors import Refused
-from ..store.database import StoredSeat, hash_token
-from .connections import Conn
+from ..people.accounts import Account
+from ..store.database import Storage, StoredSeat
+from ..tokens import hash_token, new_token
+from .connections import Conn, error
 
-TOKEN_BYTES = 24
 """Seat and creator tokens: 192 random bits from :mod:`secrets` (the issue asks for at least 128)."""
-
-
-# The names the server gives what nobody named. They are English, stored and sent as they are (records keep
-# them); the web page recognises these forms and says them in its own language (shownName and shownTableName
-# in web/static/js/format.js, which tests/server/test_server_names.py holds to these).
-SOLO_NAME = "Solo game"
-
-
-def table_name(players: int) -> str:
-    """A table created without a name."""
-    return f"Table of {players}"
-
-
-def open_seat_name(index: int) -> str:
-    """A seat nobody sits at yet."""
-    return f"Seat {index + 1}"
-
-
-def joined_name(index: int) -> str:
-    """A person who sat down without giving a name (the web page always sends one)."""
-    return f"Player {index + 1}"
-
-
-def bot_name(spec: str) -> str:
-    """A bot's seat: the bot's name, options aside (``hard:time=0.5`` is "hard bot")."""
-    return f"{spec.split(':')[0]} bot"
-
-
-def left_name(name: str) -> str:
-    """A person's seat after they left a game under way and a bot took it over."""
-    return f"{name} (left; bot)"
-
-
-def new_token() -> tuple[str, str]:
-    """A fresh secret token and the hash the server keeps of it."""
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    return token, hash_token(token)
 
 
 def token_matches(token_hash: str, token: str) -> bool:
@@ -118,3 +84,89 @@ def check_one_seat(table: Any, index: int | None, account_id: str | None) -> Non
         return
     if any(s.index != index and s.kind == "human" and s.account_id == account_id for s in table.seats):
         raise Refused("already_seated", ALREADY_SEATED, 409)
+
+
+def check_owner(account: Account | None, seat: Any) -> None:
+    """A seat that belongs to an account is not used by a request signed in as another."""
+    if account is not None and seat.account_id is not None and seat.account_id != account["id"]:
+        raise Refused("not_your_seat", "this seat belongs to another account", 403)
+
+
+async def link_seat(table: Any, index: int, account: Account) -> None:
+    """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already,
+    409 if it is a rated table where the account holds another seat (:func:`check_one_seat`)."""
+    async with table.lock:
+        seat = table.seats[index]
+        check_owner(account, seat)
+        check_one_seat(table, index, account["id"])
+        if (seat.account_id == account["id"] and seat.name == account["name"]) or seat.kind != "human":
+            return
+        # An account's seat shows the account's name: a seat claimed under a guest's name takes it too.
+        seat.account_id, seat.name = account["id"], account["name"]
+        await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
+        table.snapshots.broadcast_info()
+
+
+async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
+    """Replace the token of each seat of ``account_id`` in a game not over by one nobody is told.
+
+    A changed password ends every session, and with them every seat credential those sessions could have
+    minted (a thief's copy of the session took the seat with ``resume``, or sat down as the account): seat
+    tokens are bearer secrets that outlive the session that fetched them. Sockets seated with the old tokens
+    watch from now on; they are returned, for the caller to tell them (``bad_token``) once its own answer, with
+    the new session's cookie, is on its way: a page told first would resume with the old cookie, and fail.
+
+    The creator token of each table not over that the account created goes the same way (a thief's copy would keep
+    the creator's rights: new invitation codes, the settings); the account's new session gets a fresh one
+    with ``resume`` (:func:`forsale.server.http.routes.players.resume`).
+    """
+    unseated: list[Conn] = []
+    for table in list(tables):
+        if table.status == "over":
+            continue
+        if table.config.get("creator_account") == account_id:
+            async with table.lock:
+                _, creator_hash = new_token()
+                with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
+                    await table.write(Storage.op_update_game(table.id, creator_hash=creator_hash))
+                table.creator_hash = creator_hash
+        if not any(s.account_id == account_id and s.kind == "human" for s in table.seats):
+            continue
+        async with table.lock:
+            changed = False
+            for seat in table.seats:
+                if seat.account_id == account_id and seat.kind == "human" and seat.token_hash is not None:
+                    _, seat.token_hash = new_token()
+                    with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy
+                        await table.write(Storage.op_update_seat(table.id, seat.stored()))
+                    unseated.extend(seat.conns)
+                    table.unseat_connections(seat.index)
+                    changed = True
+            if changed:
+                table.snapshots.broadcast_info()
+    return unseated
+
+
+PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
+
+
+ENDED: Params = {"why": "password_changed"}
+"""What tells a page its seat token ended with the password (it then resumes the seat, if still signed in)."""
+
+
+SIGNED_OUT = "the account signed out everywhere, which ends its seat tokens; sign in again to take the seat back"
+
+
+SIGNED_OUT_WHY: Params = {"why": "signed_out"}
+
+
+ENDED_BY = {
+    "password_changed": error("bad_token", PASSWORD_CHANGED, params=ENDED),
+    "signed_out": error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY),
+}
+"""What the sockets seated with an ended token are told, by why it ended (also on a cluster's other nodes)."""
+
+
+async def tell(conns: list[Conn], notice: dict[str, Any]) -> None:
+    for conn in conns:
+        conn.send(notice)

@@ -12,29 +12,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 
-from ....refusals import Params
 from ...lobby.cluster import ClusterLobby
 from ...people import sessions as session_store
-from ...people.accounts import KEEP, Account, end_seat_tokens
+from ...people.accounts import KEEP, Account
 from ...people.emails import op_shown
 from ...table.connections import Conn
+from ...table.seats import ENDED_BY, end_seat_tokens, tell
 from ..common import accounts_of, address, body, body_of, errors, lobby_of
 from ..schemas import ChangePassword, Credentials, EmailBody, SignOut, TokenBody
-from ..ws import error
 
 router = APIRouter()
 log = logging.getLogger("forsale.server")
-
-PASSWORD_CHANGED = "the account's password was changed, which ends its seat tokens; sign in again to take the seat back"
-ENDED: Params = {"why": "password_changed"}
-"""What tells a page its seat token ended with the password (it then resumes the seat, if still signed in)."""
-SIGNED_OUT = "the account signed out everywhere, which ends its seat tokens; sign in again to take the seat back"
-SIGNED_OUT_WHY: Params = {"why": "signed_out"}
-ENDED_BY = {
-    "password_changed": error("bad_token", PASSWORD_CHANGED, params=ENDED),
-    "signed_out": error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY),
-}
-"""What the sockets seated with an ended token are told, by why it ended (also on a cluster's other nodes)."""
 
 
 async def ended(lobby: Any, unseated: list[Conn], account_id: str, why: str) -> None:
@@ -156,11 +144,6 @@ async def change_password(request: Request) -> JSONResponse:
     # The sockets are told after this answer (and its new cookie) went out, so that a page resuming at once has it.
     response.background = BackgroundTask(ended, lobby_of(request), unseated, account["id"], "password_changed")
     return response
-
-
-async def tell(conns: list[Conn], notice: dict[str, Any]) -> None:
-    for conn in conns:
-        conn.send(notice)
 
 
 @router.get("/api/me/games", responses=errors(401))

@@ -44,10 +44,10 @@ from ....bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
 from ...errors import Refused
 from ...lobby.fairshare import client_key
 from ...ops.botrunner import BotFailed, BotOverran, Share
-from ...people.accounts import check_owner
-from ...store.database import Storage, analyses
-from ...table.invites import readable
-from ..common import accounts_of, address, body, body_of, errors, seat_held, table_of
+from ...store.database import Storage
+from ...store.schema import analyses
+from ...table.seats import check_owner
+from ..common import accounts_of, address, body, body_of, errors, readable, seat_held, table_of
 from ..schemas import TokenBody
 
 log = logging.getLogger("forsale.server")

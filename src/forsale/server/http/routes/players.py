@@ -13,15 +13,17 @@ from fastapi.responses import JSONResponse
 
 from ....rules import MAX_PLAYERS, MIN_PLAYERS
 from ...errors import Refused
+from ...names import DELETED_NAME
 from ...people import sessions as session_store
 from ...people.accounts import name_key, normal_name
-from ...people.profiles import DELETED_NAME, op_account_profile, op_bot_profile, op_delete_account
+from ...people.profiles import op_account_profile, op_bot_profile, op_delete_account
 from ...people.skill import OVERALL, op_leaderboard
 from ...store.database import Storage
-from ...table.seats import ALREADY_SEATED, new_token
+from ...table.connections import error
+from ...table.seats import ALREADY_SEATED
+from ...tokens import new_token
 from ..common import accounts_of, address, body, body_of, errors, lobby_of, table_of
 from ..schemas import DeleteAccount, NoFields
-from ..ws import error
 
 router = APIRouter()
 

@@ -13,10 +13,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from ...errors import Refused
-from ...people.accounts import check_owner
 from ...table import rematch
-from ...table.invites import invite_link, new_invite, readable
-from ..common import accounts_of, body, body_of, errors, seat_held, table_of
+from ...table.invites import invite_link, new_invite
+from ...table.seats import check_owner
+from ..common import accounts_of, body, body_of, errors, readable, seat_held, table_of
 from ..schemas import CreatorBody, RematchBody
 
 router = APIRouter()

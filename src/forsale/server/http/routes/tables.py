@@ -9,11 +9,11 @@ from fastapi.responses import JSONResponse, Response
 
 from ...errors import Refused
 from ...lobby.fairshare import client_key
-from ...people.accounts import check_owner, link_seat
 from ...people.skill import check_rated_hints, check_rated_table, check_signed_in
 from ...table.chat import set_spectator_chat
-from ...table.invites import check_join, readable
-from ..common import accounts_of, address, body, body_of, errors, lobby_of, seat_held, table_of
+from ...table.invites import check_join
+from ...table.seats import check_owner, link_seat
+from ..common import accounts_of, address, body, body_of, errors, lobby_of, readable, seat_held, table_of
 from ..schemas import CreateTable, Join, Settings, Solo, TokenBody
 from .analysis import set_hints
 
