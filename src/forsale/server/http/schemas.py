@@ -31,6 +31,7 @@ from pydantic import (
 from ...actions import PASS, Action, bid
 from ...actions import Sell as _Sell
 from ..names import BIDI_CONTROLS, EMOJI_SELECTORS, HIDDEN_RANGES, hidden, regex_ranges, shows
+from ..table.config import BOT_DELAY_MAX
 
 MAX_MESSAGE_BYTES = 64 * 1024
 """Larger WebSocket messages and request bodies are refused."""
@@ -273,6 +274,9 @@ TimeLimit = Annotated[StrictFloat, Field(ge=1, le=3600, allow_inf_nan=False)] | 
 """Seconds per move: a JSON number (an integer is fine), never a string, a boolean, NaN or Infinity."""
 TurnLimit = Annotated[StrictFloat, Field(ge=3600, le=30 * 86400, allow_inf_nan=False)] | None
 """A long clock for a game played over days: seconds per move, from an hour to 30 days (see forsale.server.people.turnmail)."""
+BotDelay = Annotated[StrictFloat, Field(ge=0, le=BOT_DELAY_MAX, allow_inf_nan=False)] | None
+"""Seconds the table's bots wait before each move, 0 to 10 (:class:`forsale.server.table.config.TableConfig`);
+left out or null: the server's ``--bot-delay``."""
 
 
 class CreateTable(_Strict):
@@ -292,6 +296,7 @@ class CreateTable(_Strict):
     join: StrictBool = False
     player_name: Name | None = None
     rated: StrictBool = False  # the game updates its players' ratings (forsale.server.people.skill); signed in only
+    bot_delay: BotDelay = None
 
 
 class Solo(_Strict):
@@ -305,6 +310,7 @@ class Solo(_Strict):
     hints: StrictBool = False
     player_name: Name | None = None
     rated: StrictBool = False
+    bot_delay: BotDelay = None
 
 
 class Join(_Strict):
@@ -322,6 +328,7 @@ class Settings(_Strict):
     memory_aid: StrictBool | None = None
     spectator_chat: StrictBool | None = None
     hints: StrictBool | None = None
+    bot_delay: BotDelay = None
 
 
 class CreatorBody(_Strict):

@@ -269,6 +269,7 @@ class Lobby:
                 # The signed-in creator (never sent out): a password change ends the creator token a stolen
                 # session got, and the account's new session gets a fresh one (forsale.server.people.accounts).
                 "creator_account": account_id,
+                **({} if body.bot_delay is None else {"bot_delay": body.bot_delay}),  # forsale.server.table.config
             },
             deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
             creator_hash=creator_hash,
@@ -329,6 +330,7 @@ class Lobby:
                 join=True,
                 player_name=body.player_name,
                 rated=body.rated,
+                bot_delay=body.bot_delay,
             ),
             owner,
             account_id,

@@ -27,7 +27,6 @@ from sqlalchemy import Connection, insert, select
 from ..errors import Refused
 from ..names import BIDI_CONTROLS, SPECTATOR
 from ..ops.ratelimit import RateLimit
-from ..store.database import Storage
 from ..store.schema import chat
 from .connections import Conn, dumps
 
@@ -91,7 +90,7 @@ class ChatLog:
         table = self.table
         if conn.seat is not None:
             return conn.seat, table.seats[conn.seat].name
-        if not table.config.get("spectator_chat", False):
+        if not table.settings.spectator_chat:
             raise Refused("chat_closed", "spectators may read this table's chat; its creator has not let them write")
         account = getattr(conn, "account", None)
         return None, account["name"] if account else SPECTATOR
@@ -123,14 +122,6 @@ class ChatLog:
                 conn.send({"type": "chat", "table": table.id, "message": message, "id": msg_id})
             else:
                 conn.send(text)
-
-
-async def set_spectator_chat(table: LiveTable, allowed: bool) -> None:
-    """The creator's setting: whether spectators may write (they may always read)."""
-    async with table.lock:
-        table.config = {**table.config, "spectator_chat": allowed}
-        await table.write(Storage.op_update_game(table.id, config=table.config))  # fenced: owner only
-        table.snapshots.broadcast_info()
 
 
 # -- storage operations (run on the writer thread: Storage.run) ----------------------

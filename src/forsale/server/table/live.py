@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...actions import Action, Bid, Pass, Sell, action_from_json, action_to_json
@@ -36,6 +37,7 @@ from ..people.turnmail import TurnNotices
 from ..store.database import Fence, LeaseLost, Storage, StoredGame, fenced
 from ..tokens import new_token
 from .chat import ChatLog
+from .config import TableConfig
 from .connections import Conn, dumps
 from .scheduling import Scheduler
 from .seats import (
@@ -178,8 +180,18 @@ class LiveTable:
         return self.config.get("turn_limit")
 
     @property
+    def settings(self) -> TableConfig:
+        """The settings the creator may change (:meth:`set_options`), typed."""
+        return TableConfig.of(self.config)
+
+    @property
     def memory_aid(self) -> bool:
-        return bool(self.config.get("memory_aid", True))
+        return self.settings.memory_aid
+
+    @property
+    def bot_delay(self) -> float:
+        """Seconds this table's bots wait before each move (its creator's choice, else the server's)."""
+        return self.settings.bots_wait(self.options.bot_delay)
 
     @property
     def private(self) -> bool:
@@ -208,14 +220,15 @@ class LiveTable:
             "turn_limit": self.turn_limit,
             "grace": self.options.grace,
             "memory_aid": self.memory_aid,
-            "hints": bool(self.config.get("hints", False)) and not self.config.get("rated", False),  # never rated
+            "hints": self.settings.hints_shown(bool(self.config.get("rated", False))),  # never at a rated table
             "private": self.private,
             "invite_only": self.invite_only,
-            "spectator_chat": bool(self.config.get("spectator_chat", False)),
+            "spectator_chat": self.settings.spectator_chat,
             "rated": bool(self.config.get("rated", False)),
             "spectators": len(self.spectators),
             "created_at": self.created_at,
             "seq": self.seq,
+            **({} if self.settings.bot_delay is None else {"bot_delay": self.settings.bot_delay}),
         }
 
     def result(self) -> dict[str, Any] | None:
@@ -318,10 +331,13 @@ class LiveTable:
             self.spectators.add(conn)
         seat.conns.clear()
 
-    async def set_memory_aid(self, allowed: bool) -> None:
+    async def set_options(self, **changes: Any) -> None:
+        """Change some of the creator's settings (fields of :class:`TableConfig`) at once: stored, then every
+        connection is sent the table's new info (once, whatever changed)."""
         async with self.lock:
-            self.config = {**self.config, "memory_aid": allowed}
-            await self.write(Storage.op_update_game(self.id, config=self.config))
+            settings = replace(self.settings, **changes)
+            self.config = {**self.config, **settings.stored()}
+            await self.write(Storage.op_update_game(self.id, config=self.config))  # fenced: owner only
             self.snapshots.broadcast_info()
 
     def attach(self, conn: Conn, index: int | None) -> None:

@@ -201,8 +201,8 @@ class Scheduler:
     async def _bot_move(self, s: int) -> None:
         table = self.table
         try:
-            if table.options.bot_delay:
-                await asyncio.sleep(table.options.bot_delay)
+            if table.bot_delay:
+                await asyncio.sleep(table.bot_delay)
             seat = table.seats[s]
             if table.closed or s not in self.to_act() or seat.bot is None:
                 return

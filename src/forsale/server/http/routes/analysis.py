@@ -44,7 +44,6 @@ from ....bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
 from ...errors import Refused
 from ...lobby.fairshare import client_key
 from ...ops.botrunner import BotFailed, BotOverran, Share
-from ...store.database import Storage
 from ...store.schema import analyses
 from ...table.seats import check_owner
 from ..common import accounts_of, address, body, body_of, errors, readable, seat_held, table_of
@@ -188,15 +187,7 @@ async def analysis(
 def hints_allowed(table: Any) -> bool:
     """Whether the table's seats may ask for hints: its creator allowed them, and it is not rated
     (a rated table refuses them when made and in ``/settings``; one stored otherwise still gives none)."""
-    return bool(table.config.get("hints", False)) and not table.config.get("rated", False)
-
-
-async def set_hints(table: Any, allowed: bool) -> None:
-    """The creator's setting: whether seats may ask for hints (off by default)."""
-    async with table.lock:
-        table.config = {**table.config, "hints": allowed}
-        await table.write(Storage.op_update_game(table.id, config=table.config))
-        table.snapshots.broadcast_info()
+    return bool(table.settings.hints_shown(bool(table.config.get("rated", False))))
 
 
 def _last_hints(request: Request) -> dict[tuple[str, int], float]:

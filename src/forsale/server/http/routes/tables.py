@@ -10,12 +10,10 @@ from fastapi.responses import JSONResponse, Response
 from ...errors import Refused
 from ...lobby.fairshare import client_key
 from ...people.skill import check_rated_hints, check_rated_table, check_signed_in
-from ...table.chat import set_spectator_chat
 from ...table.invites import check_join
 from ...table.seats import check_owner, link_seat
 from ..common import accounts_of, address, body, body_of, errors, lobby_of, readable, seat_held, table_of
 from ..schemas import CreateTable, Join, Settings, Solo, TokenBody
-from .analysis import set_hints
 
 router = APIRouter()
 
@@ -131,12 +129,9 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
     if not table.is_creator(body.creator_token):
         raise Refused("bad_token", "only the table's creator may change its settings", 403)
     check_rated_hints(bool(table.config.get("rated")), body.hints)  # before any setting changes
-    if body.memory_aid is not None:
-        await table.set_memory_aid(body.memory_aid)
-    if body.spectator_chat is not None:
-        await set_spectator_chat(table, body.spectator_chat)
-    if body.hints is not None:
-        await set_hints(table, body.hints)
+    changes = body.model_dump(exclude={"creator_token"}, exclude_none=True)
+    if changes:
+        await table.set_options(**changes)
     return {"table": table.info()}
 
 
