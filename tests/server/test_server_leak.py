@@ -29,12 +29,12 @@ from starlette.testclient import TestClient
 from forsale import State, view
 from forsale.actions import action_from_json
 from forsale.server import create_app
-from forsale.server.ops.botrunner import BotRunner
-from forsale.server.table.connections import Conn
-from forsale.server.lobby.lobby import Lobby, Options
-from forsale.server.http.schemas import CreateTable
 from forsale.server.errors import Refused
+from forsale.server.http.schemas import CreateTable
+from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.ops.botrunner import BotRunner
 from forsale.server.store.database import Storage
+from forsale.server.table.connections import Conn
 from harness.referee import expected_event, replay_states  # the fuzzer's replay of honest moves, its events
 
 pytestmark = pytest.mark.timeout(300)

@@ -20,8 +20,8 @@ from starlette.testclient import TestClient
 
 from forsale.catalogues import LANGUAGES, translation
 from forsale.server import create_app
-from forsale.server.people.mailer import SmtpSettings
 from forsale.server.http.schemas import Language
+from forsale.server.people.mailer import SmtpSettings
 from forsale.server.people.turnmail import ENGLISH, turn_email, when_text
 from harness.serve import free_port
 
