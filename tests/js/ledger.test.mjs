@@ -1,5 +1,5 @@
-// The page's ledger (web/static/js/ledger.js) against the engine: folding an engine-made record's moves ends with
-// the engine's coins, scores and winners. The records and the engine's answers are tests/js/fixtures/records.json,
+// The page's ledger (web/static/js/ledger.js) against the engine: folding an engine-made record's moves holds the
+// engine's coins and houses after every move, and ends with its scores and winners. The records and the engine's answers are tests/js/fixtures/records.json,
 // made (and kept current) by tests/web/test_web_ledger_records.py.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -10,11 +10,13 @@ import { fold, rulesKnobs, setupFromRecord, setupFromView, winners } from "../..
 const fixture = JSON.parse(readFileSync(new URL("./fixtures/records.json", import.meta.url), "utf8"));
 const presets = fixture.preset_knobs;
 
-for (const { record, end } of fixture.games) {
+for (const { record, steps, end } of fixture.games) {
   const rules = JSON.stringify(record.rules);
-  test(`a ${rules} game of ${record.players.length} ends as the engine says`, () => {
+  test(`a ${rules} game of ${record.players.length} goes and ends as the engine says`, () => {
     const folded = fold(setupFromRecord(record, presets));
     assert.equal(folded.states.length, record.moves.length + 1);
+    // After every move, each seat's coins and houses: what the replay of a record file shows.
+    folded.states.forEach((state, k) => assert.deepEqual({ coins: state.coins, hands: state.hands }, steps[k], `after ${k} moves`));
     const last = folded.states.at(-1);
     assert.equal(last.phase, "over");
     assert.deepEqual(last.coins, end.coins);

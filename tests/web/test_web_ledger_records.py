@@ -1,7 +1,7 @@
 """The engine-made records that the page's ledger is held to (tests/js/ledger.test.mjs, under ``node --test``).
 
-The ledger (web/static/js/ledger.js) folds a record's moves to tell a game's story; it must end where the engine
-ends: the same coins, scores and winners. The records and the engine's answers are in
+The ledger (web/static/js/ledger.js) folds a record's moves to tell a game's story; after every move it must hold
+what the engine holds (each seat's coins and houses), and end where the engine ends: the same scores and winners. The records and the engine's answers are in
 ``tests/js/fixtures/records.json``, made here; this test fails when the engine would now make another file (a
 rule changed), so the JavaScript test never checks against a stale engine. Remake it with
 ``.venv/bin/python tests/web/test_web_ledger_records.py``.
@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from forsale import Ruleset, new_game, to_record
+from forsale import Ruleset, from_record, new_game, to_record
 from forsale.actions import Bid
 from forsale.rules import KNOBS, preset_rulesets
 from forsale.state import AUCTION, SALE
@@ -61,9 +61,15 @@ def records() -> dict[str, Any]:
     for rules, players, seed in GAMES:
         ruleset = Ruleset.parse(rules, players)
         state = play(ruleset, seed)
+        record = to_record(state, [f"P{s + 1}" for s in range(players)])
+        steps = []
+        for k in range(len(record["moves"]) + 1):
+            then = from_record({**record, "moves": record["moves"][:k]})
+            steps.append({"coins": list(then.coins), "hands": [sorted(hand) for hand in then.hands]})
         games.append(
             {
-                "record": to_record(state, [f"P{s + 1}" for s in range(players)]),
+                "record": record,
+                "steps": steps,  # after each move (steps[0]: the deal)
                 "end": {"coins": list(state.coins), "scores": state.scores(), "winners": state.winners()},
             }
         )
@@ -75,7 +81,11 @@ def records() -> dict[str, Any]:
 
 
 def text() -> str:
-    return json.dumps(records(), indent=1, sort_keys=True) + "\n"
+    """The fixture as committed: one line per game, so that a changed game is a changed line."""
+    fixture = records()
+    games = ",\n".join(json.dumps(game, sort_keys=True, separators=(",", ":")) for game in fixture["games"])
+    presets = json.dumps(fixture["preset_knobs"], sort_keys=True, separators=(",", ":"))
+    return f'{{"preset_knobs":{presets},\n"games":[\n{games}\n]}}\n'
 
 
 def test_the_ledgers_fixture_is_what_the_engine_makes_now() -> None:
