@@ -80,7 +80,7 @@ ROUTERS = (
     routes_analysis.router,
     routes_metrics.router,
 )
-"""The REST endpoints, one router per concern (``routes_*.py``); a new concern adds its router here."""
+"""The REST endpoints, one router per concern (``http/routes/*.py``); a new concern adds its router here."""
 
 
 class HttpLimits:

@@ -1,6 +1,6 @@
 """What every REST endpoint shares: the error envelope, reading a body, finding a table, a seat or the lobby.
 
-The routes live in modules of their own (``routes_*.py``, one per concern,
+The routes live in modules of their own (``http/routes/*.py``, one per concern,
 each an :class:`fastapi.APIRouter` that :func:`forsale.server.app.create_app`
 includes); they reach the server's state only through these functions, so a
 new concern adds a module and one ``include_router`` line, nothing more.
