@@ -40,8 +40,6 @@ NO_WEB = ("base", "store", "ops", "people", "table", "lobby")
 
 NOT_YET = frozenset(
     {
-        # lobby.create and lobby.solo still take the wire models (CreateTable, Solo), not a domain object
-        ("lobby.lobby", "http.schemas"),
         # the parts of a table still type their table as LiveTable (under TYPE_CHECKING), not as a Protocol
         ("table.chat", "table.live"),
         ("table.connections", "table.live"),

@@ -30,8 +30,7 @@ from forsale import State, view
 from forsale.actions import action_from_json
 from forsale.server import create_app
 from forsale.server.errors import Refused
-from forsale.server.http.schemas import CreateTable
-from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.lobby.lobby import Lobby, Options, TableRequest
 from forsale.server.ops.botrunner import BotRunner
 from forsale.server.store.database import Storage
 from forsale.server.table.connections import Conn
@@ -131,7 +130,7 @@ def random_action(v: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 async def play_in_process(lobby: Lobby, rng: random.Random) -> None:
     n = rng.choice([2, 3, 3, 4, 4, 4, 5, 6])
     rules = "two-player" if n == 2 else rng.choice(["official", "first-edition", "refund-up"])
-    created = await lobby.create(CreateTable(players=n, rules=rules))
+    created = await lobby.create(TableRequest(players=n, rules=rules))
     table = lobby.tables[created["table"]["id"]]
     tokens = [(await table.join(None, f"P{i}"))[1] for i in range(n)]
     received: dict[int | None, list[dict[str, Any]]] = {s: [] for s in [*range(n), None]}

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from forsale.actions import action_from_json
-from forsale.server.http.schemas import CreateTable, Hello
+from forsale.server.http.schemas import Hello
 from forsale.server.http.ws import TableSockets
-from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.lobby.lobby import Lobby, Options, TableRequest
 from forsale.server.ops.badinput import BadInputLog
 from forsale.server.ops.botrunner import BotRunner
 from forsale.server.store.database import Storage
@@ -37,7 +37,7 @@ def test_a_hello_during_a_commit_is_welcomed_with_the_action_taken(tmp_path: Pat
         lobby = Lobby(storage, BotRunner(), Options())
         sockets = TableSockets(None, 20, 40, 30, BadInputLog(logging.getLogger("test")))  # type: ignore[arg-type]
         try:
-            created = await lobby.create(CreateTable(players=3))
+            created = await lobby.create(TableRequest(players=3))
             table = lobby.tables[created["table"]["id"]]
             tokens = [(await table.join(None, f"P{i}"))[1] for i in range(3)]
             await table.chat.load()  # loaded already, as at any table someone has joined over a socket
@@ -69,7 +69,7 @@ def test_a_token_ended_while_its_hello_waited_seats_nobody(tmp_path: Path) -> No
         lobby = Lobby(storage, BotRunner(), Options())
         sockets = TableSockets(None, 20, 40, 30, BadInputLog(logging.getLogger("test")))  # type: ignore[arg-type]
         try:
-            created = await lobby.create(CreateTable(players=2))
+            created = await lobby.create(TableRequest(players=2))
             table = lobby.tables[created["table"]["id"]]
             tokens = [(await table.join(None, f"P{i}"))[1] for i in range(2)]
             await table.chat.load()

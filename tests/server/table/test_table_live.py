@@ -21,8 +21,7 @@ import pytest
 
 from forsale.actions import action_from_json
 from forsale.server.errors import Refused
-from forsale.server.http.schemas import CreateTable
-from forsale.server.lobby.lobby import Lobby, Options
+from forsale.server.lobby.lobby import Lobby, Options, TableRequest
 from forsale.server.ops.botrunner import BotRunner
 from forsale.server.store.database import Storage
 from forsale.server.table.connections import Conn
@@ -54,7 +53,7 @@ def run(tmp_path: Path, test: Callable[[Lobby], Awaitable[None]], **options: Any
 
 
 async def table_of_people(lobby: Lobby, n: int = 3) -> tuple[LiveTable, list[Conn]]:
-    created = await lobby.create(CreateTable(players=n))
+    created = await lobby.create(TableRequest(players=n))
     table = lobby.tables[created["table"]["id"]]
     for i in range(n):
         await table.join(i, f"P{i}")
@@ -141,7 +140,7 @@ def test_the_bots_of_a_table_wait_its_bot_delay_before_each_move(tmp_path: Path)
 
     async def delayed(lobby: Lobby) -> None:
         started = time.monotonic()
-        created = await lobby.create(CreateTable(players=3, seats=["random"] * 3, bot_delay=0.3))
+        created = await lobby.create(TableRequest(players=3, seats=["random"] * 3, bot_delay=0.3))
         table = lobby.tables[created["table"]["id"]]
         watcher = Conn(None)
         table.attach(watcher, None)

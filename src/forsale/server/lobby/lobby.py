@@ -22,7 +22,6 @@ from ...errors import ForSaleError
 from ...rules import Ruleset
 from ...state import Deal
 from ..errors import Refused
-from ..http.schemas import CreateTable, Solo
 from ..names import SOLO_NAME, bot_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
 from ..people.turnmail import TurnNotices
@@ -33,6 +32,46 @@ from ..tokens import new_token
 from .fairshare import Limits, Shares, closes_when_quiet
 
 log = logging.getLogger("forsale.server")
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """A table to make, as the lobby takes it: plain values, already checked by the transport that received
+    them (over REST, :class:`forsale.server.http.schemas.CreateTable`'s bounds), so that game logic does not
+    depend on the wire's schema. ``seats[i]``: ``"human"`` (or None) for a seat people join, else a bot spec."""
+
+    name: str | None = None
+    players: int = 4
+    rules: str | dict[str, Any] | None = None  # a preset's name or knobs (forsale.rules.Ruleset.parse)
+    seats: list[str | None] | None = None
+    time_limit: float | None = None
+    turn_limit: float | None = None
+    memory_aid: bool = True
+    hints: bool = False
+    private: bool = False
+    invite_only: bool = False
+    spectator_chat: bool = False
+    join: bool = False
+    player_name: str | None = None
+    rated: bool = False
+    bot_delay: float | None = None
+
+
+@dataclass(frozen=True)
+class SoloRequest:
+    """A solo game to make: one person at seat 0 against ``bots`` (one spec per other seat) or ``bot`` in every one."""
+
+    name: str | None = None
+    players: int = 4
+    bot: str | None = None
+    bots: list[str] | None = None
+    rules: str | dict[str, Any] | None = None
+    time_limit: float | None = None
+    memory_aid: bool = True
+    hints: bool = False
+    player_name: str | None = None
+    rated: bool = False
+    bot_delay: float | None = None
 
 
 @dataclass
@@ -210,7 +249,7 @@ class Lobby:
         ]
 
     async def create(
-        self, body: CreateTable, owner: str | None = None, account_id: str | None = None
+        self, body: TableRequest, owner: str | None = None, account_id: str | None = None
     ) -> dict[str, Any]:
         """Create a table (see ``POST /api/tables``); the creator gets a token to manage it.
 
@@ -220,9 +259,8 @@ class Lobby:
         no join of theirs can slip in before it is linked (:func:`~forsale.server.table.seats.check_one_seat`).
         """
         n = body.players
-        rules_spec = body.rules.model_dump() if hasattr(body.rules, "model_dump") else body.rules  # type: ignore[union-attr]
         try:
-            rules = Ruleset.parse(rules_spec, n)
+            rules = Ruleset.parse(body.rules, n)
         except ForSaleError as error:
             raise Refused("bad_rules", str(error)) from None
         if body.turn_limit is not None and body.time_limit is not None:
@@ -308,7 +346,7 @@ class Lobby:
             table.scheduler.schedule()
         return table
 
-    async def solo(self, body: Solo, owner: str | None = None, account_id: str | None = None) -> dict[str, Any]:
+    async def solo(self, body: SoloRequest, owner: str | None = None, account_id: str | None = None) -> dict[str, Any]:
         """One person at seat 0, bots everywhere else, the game under way at once."""
         n = body.players
         if body.bots is not None:
@@ -318,7 +356,7 @@ class Lobby:
         else:
             bots = [body.bot or default_bot()] * (n - 1)
         return await self.create(
-            CreateTable(
+            TableRequest(
                 name=body.name or SOLO_NAME,
                 players=n,
                 rules=body.rules,

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, Response
 
 from ...errors import Refused
 from ...lobby.fairshare import client_key
+from ...lobby.lobby import SoloRequest, TableRequest
 from ...people.skill import check_rated_hints, check_rated_table, check_signed_in
 from ...table.invites import check_join
 from ...table.seats import check_owner, link_seat
@@ -40,7 +41,9 @@ async def create_table(request: Request) -> dict[str, Any]:
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
     out = await lobby_of(request).create(
-        body, client_key(address(request), account), account["id"] if account is not None else None
+        TableRequest(**body.model_dump()),
+        client_key(address(request), account),
+        account["id"] if account is not None else None,
     )
     if account is not None and "seat" in out:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
@@ -55,7 +58,9 @@ async def solo(request: Request) -> dict[str, Any]:
     check_signed_in(body.rated, account)
     body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
     out = await lobby_of(request).solo(
-        body, client_key(address(request), account), account["id"] if account is not None else None
+        SoloRequest(**body.model_dump()),
+        client_key(address(request), account),
+        account["id"] if account is not None else None,
     )
     if account is not None:
         await link_seat(await table_of(request, out["table"]["id"]), out["seat"], account)
