@@ -253,3 +253,32 @@ class Player:
 @pytest.fixture
 def player() -> Callable[[Page], Player]:
     return Player
+
+
+# What each visible menu under ``root`` (a selector) needs to show its widest option whole (Chromium sizes a select
+# with width: auto to that), against the width it has: a narrower menu cuts the words of some option.
+MENUS_CUT = """(root) => [...document.querySelectorAll(`${root} select`)].filter((s) => s.offsetWidth > 0).flatMap((s) => {
+  const probe = s.cloneNode(true);
+  probe.removeAttribute('id');
+  Object.assign(probe.style, {width: 'auto', minWidth: '0', maxWidth: 'none', position: 'absolute', visibility: 'hidden'});
+  s.parentNode.append(probe);
+  const needs = probe.getBoundingClientRect().width;
+  probe.remove();
+  const has = s.getBoundingClientRect().width;
+  return needs > has + 0.5 ? [`#${s.id} needs ${Math.ceil(needs)} px, has ${Math.floor(has)}`] : [];
+})"""
+
+# The words under ``root`` (a selector) that a line break cuts in two: a word drawn in more than one box.
+WORDS_BROKEN = """(root) => [...document.querySelectorAll(root)].flatMap((el) => {
+  const broken = [];
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    for (const word of node.data.matchAll(/\\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      if (range.getClientRects().length > 1) broken.push(word[0]);
+    }
+  }
+  return broken;
+})"""

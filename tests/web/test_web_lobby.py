@@ -14,6 +14,8 @@ from playwright.sync_api import expect
 from forsale import Ruleset
 from forsale.errors import RulesError
 
+from .conftest import MENUS_CUT
+
 
 def engine_refusal(players: int, starting_coins: int, removed: int, refund: str) -> str:
     """What the engine says about these knobs (the page must show exactly this)."""
@@ -180,20 +182,6 @@ def test_the_bot_menu_offers_levels_described_for_players_and_research_bots_only
     assert page.input_value("#solo-bot") == "easy"
 
 
-# What each visible menu of the lobby needs to show its widest option whole (Chromium sizes a select with width: auto
-# to that), against the width it has: a narrower menu cuts the words of some option.
-MENUS_CUT = """() => [...document.querySelectorAll('.lobby select')].filter((s) => s.offsetWidth > 0).flatMap((s) => {
-  const probe = s.cloneNode(true);
-  probe.removeAttribute('id');
-  Object.assign(probe.style, {width: 'auto', minWidth: '0', maxWidth: 'none', position: 'absolute', visibility: 'hidden'});
-  s.parentNode.append(probe);
-  const needs = probe.getBoundingClientRect().width;
-  probe.remove();
-  const has = s.getBoundingClientRect().width;
-  return needs > has + 0.5 ? [`#${s.id} needs ${Math.ceil(needs)} px, has ${Math.floor(has)}`] : [];
-})"""
-
-
 def test_no_menu_of_the_lobby_cuts_its_words_in_any_language(new_page, web_server, shoot):
     """Every option of every lobby menu shows whole, in each language, on a laptop and on a phone.
 
@@ -219,7 +207,7 @@ def test_no_menu_of_the_lobby_cuts_its_words_in_any_language(new_page, web_serve
             expect(page.locator(f"#{form}-refund")).to_be_visible()
         for width, height in ((1280, 800), (390, 844)):
             page.set_viewport_size({"width": width, "height": height})
-            cut += [f"{code} {width}x{height}: {menu}" for menu in page.evaluate(MENUS_CUT)]
+            cut += [f"{code} {width}x{height}: {menu}" for menu in page.evaluate(MENUS_CUT, ".lobby")]
         shoot(page, f"lobby-menus-{code}")
     assert not cut, "\n".join(cut)
 

@@ -1,0 +1,57 @@
+"""The leaderboard and a player's page keep their words whole, in every language, on a laptop and on a phone.
+
+Side by side on a phone, the leaderboard's two filters cut their options ("Tous les nombres", "Personnes et robo"),
+and the tables' column headings broke inside a word ("Classem/ent", "Parti/es") where a long name was allowed to
+break anywhere.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from .conftest import MENUS_CUT, WORDS_BROKEN
+
+SIZES = [(1280, 800), (390, 844)]
+
+
+def test_the_leaderboard_and_a_profile_keep_their_words_whole_in_every_language(
+    new_page: Callable[..., Page], player, shoot
+) -> None:
+    page = new_page(width=1280, height=800)
+    page.goto("/")
+    page.click("#sign-up")
+    name = f"Lea{uuid.uuid4().hex[:8]}"
+    page.fill("#account-name", name)
+    page.fill("#account-password", "correct horse battery staple")
+    page.click("#signup-submit")
+    expect(page.locator("#account-name-link")).to_have_text(name)
+    page.select_option("#solo-players", "2")
+    page.select_option("#solo-bot", "random")
+    page.check("#solo-rated")  # a rated game: the player has ratings, the leaderboard rows
+    page.click("#play-solo")
+    player(page).play_to_end()
+
+    problems = []
+    for code in ["en", "fr", "nl", "it", "de"]:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto("/#/")
+        page.select_option("#lang", code)  # remembered: the next screens are drawn in it
+        expect(page.locator("html")).to_have_attribute("lang", code)
+        for screen, ready in (("leaderboard", "#leaderboard tbody tr"), ("me", "#profile-head")):
+            page.set_viewport_size({"width": 1280, "height": 800})
+            page.goto(f"/#/{screen}")
+            page.wait_for_selector(ready)
+            expect(page.locator("table.data thead th").first).to_be_visible()
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                where = f"{screen} {code} {width}x{height}"
+                problems += [f"{where}: {menu}" for menu in page.evaluate(MENUS_CUT, "#app")]
+                problems += [
+                    f"{where}: heading word {word!r} broken"
+                    for word in page.evaluate(WORDS_BROKEN, "table.data thead th")
+                ]
+            shoot(page, f"words-{screen}-{code}")
+    assert not problems, "\n".join(problems)
