@@ -285,7 +285,7 @@ class TableSockets:
 
     def refuse(self, conn: Conn, code: str, message: str, msg_id: Any = None) -> None:
         """Answer bad input with an error, and note it in the log (a short line, rate-limited: no traceback)."""
-        client = conn.ws.client if conn.ws is not None else None
+        client = conn.ws.client if isinstance(conn.ws, WebSocket) else None
         self.bad_input.note(code, f"{client.host if client else '?'} WebSocket: {message}")
         conn.send(error(code, message, msg_id))
 

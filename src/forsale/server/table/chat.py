@@ -19,19 +19,34 @@ from __future__ import annotations
 import time
 import unicodedata
 import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, insert, select
 
 from ..errors import Refused
 from ..names import BIDI_CONTROLS, SPECTATOR
 from ..ops.ratelimit import RateLimit
+from ..store.database import Storage
 from ..store.schema import chat
+from .config import TableConfig
 from .connections import Conn, dumps
+from .seats import Seat
 
-if TYPE_CHECKING:
-    from .live import LiveTable
+
+class ChatTable(Protocol):
+    """What a chat reads of its table (:class:`forsale.server.table.live.LiveTable` is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def storage(self) -> Storage: ...
+    @property
+    def seats(self) -> Sequence[Seat]: ...
+    @property
+    def settings(self) -> TableConfig: ...
+    def connections(self) -> list[Conn]: ...
+
 
 HISTORY = 200
 """Messages a (re)connection is sent, the latest ones."""
@@ -55,7 +70,7 @@ def check_text(text: str) -> str:
 class ChatLog:
     """One table's chat: the latest messages in memory (loaded once from the database), the senders' allowances."""
 
-    def __init__(self, table: LiveTable) -> None:
+    def __init__(self, table: ChatTable) -> None:
         self.table = table
         self.messages: list[dict[str, Any]] | None = None  # None until loaded
         self.count = 0  # the number of the last message stored

@@ -12,14 +12,17 @@ import asyncio
 import json
 import logging
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...refusals import Params
 
-if TYPE_CHECKING:
-    from fastapi import WebSocket
 
-    from .live import LiveTable
+class TextSocket(Protocol):
+    """The one thing a connection asks of its transport (Starlette's ``WebSocket`` is one): send a text frame.
+    The table's floor names no web framework; its unit tests give a connection no socket at all."""
+
+    async def send_text(self, data: str) -> None: ...
+
 
 log = logging.getLogger("forsale.server")
 
@@ -46,10 +49,10 @@ class Conn:
     that follows it cost one wake-up, not two).
     """
 
-    def __init__(self, ws: WebSocket | None, max_queue: int = 2000) -> None:
+    def __init__(self, ws: TextSocket | None, max_queue: int = 2000) -> None:
         self.ws = ws
         self.seat: int | None = None
-        self.table: LiveTable | None = None
+        self.table: object | None = None  # the table attached to (only that table reads it: is it me?)
         self.hello = False
         self.account: dict[str, Any] | None = None  # the account the handshake's session cookie signs in
         self.max_queue = max_queue

@@ -16,19 +16,75 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from ...actions import PASS, Action
+from ...state import State
 from ...view import View
 from ..errors import Refused
 from ..ops.badinput import BadInputLog
-from ..ops.botrunner import BotFailed, BotOverran
-
-if TYPE_CHECKING:
-    from .live import LiveTable
+from ..ops.botrunner import BotFailed, BotOverran, BotRunner, Share
+from ..people.turnmail import TurnNotices
+from .seats import Seat
 
 log = logging.getLogger("forsale.server")
+
+
+class BotsAndMail(Protocol):
+    """What the scheduler asks of the table's lobby: a bot worker's decision, a "your turn" email."""
+
+    @property
+    def runner(self) -> BotRunner: ...
+    @property
+    def turns(self) -> TurnNotices: ...
+    def share_of(self, table: Any) -> Share: ...
+
+
+class Timing(Protocol):
+    @property
+    def grace(self) -> float: ...
+    @property
+    def bot_budget(self) -> float | None: ...
+
+
+class Views(Protocol):
+    def view_of(self, seat: int | None) -> View: ...
+
+
+class ScheduledTable(Protocol):
+    """What the scheduler reads of its table (:class:`forsale.server.table.live.LiveTable` is one), and the one
+    way it changes the game: :meth:`act`, as a person's move does."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def state(self) -> State: ...
+    @property
+    def seats(self) -> Sequence[Seat]: ...
+    @property
+    def time_limit(self) -> float | None: ...
+    @property
+    def turn_limit(self) -> float | None: ...
+    @property
+    def turn_began(self) -> float | None: ...
+    @property
+    def bot_delay(self) -> float: ...
+    @property
+    def lobby(self) -> BotsAndMail: ...
+    @property
+    def options(self) -> Timing: ...
+    @property
+    def snapshots(self) -> Views: ...
+    async def act(self, index: int, action: Action, source: str) -> int: ...
+
+
 _DRAW = random.SystemRandom()
 """The clock's sale choices come from the OS's secret source, as deals do: nobody can predict them."""
 BOT_FAILURES = BadInputLog(log, what="bot failure", level=logging.ERROR)
@@ -55,7 +111,7 @@ def safe_action(v: View) -> Action:
 class Scheduler:
     """One table's deadlines, its timer and its bots' pending decisions."""
 
-    def __init__(self, table: LiveTable) -> None:
+    def __init__(self, table: ScheduledTable) -> None:
         self.table = table
         self.deadlines: dict[int, float] = {}
         self._turn_key: tuple[Any, ...] | None = None

@@ -11,15 +11,48 @@ per game); a seat's snapshot is that shared text plus its own few fields.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, Protocol
 
 from ...actions import move_to_json
+from ...state import State
 from ...view import PER_SEAT_FIELDS, View, seat_fields, take_to_json, view
-from .connections import dumps
+from .connections import Conn, dumps
+from .seats import Seat
 
-if TYPE_CHECKING:
-    from .live import LiveTable
+
+class Clock(Protocol):
+    def clock(self) -> dict[str, Any]: ...
+
+
+class Listing(Protocol):
+    def changed(self, table: Any) -> None: ...
+
+
+class SnapshotTable(Protocol):
+    """What snapshots read of their table (:class:`forsale.server.table.live.LiveTable` is one): its game,
+    seats and connections, its clock, and the lobby to tell when its listing changed."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def state(self) -> State: ...
+    @property
+    def seats(self) -> Sequence[Seat]: ...
+    @property
+    def spectators(self) -> Collection[Conn]: ...
+    @property
+    def scheduler(self) -> Clock: ...
+    @property
+    def lobby(self) -> Listing: ...
+    def info(self) -> dict[str, Any]: ...
+    def result(self) -> dict[str, Any] | None: ...
+    def connections(self) -> list[Conn]: ...
+
 
 _KEPT_AS_TEXT = (*PER_SEAT_FIELDS, "history", "takes")
 """Keys of a view's JSON that :meth:`Snapshots._public_text` does not rebuild per action."""
@@ -36,7 +69,7 @@ def _grow(texts: list[str], items: tuple[Any, ...], to_text: Callable[[Any], str
 class Snapshots:
     """One table's views and snapshot texts, and the sending of them to its connections."""
 
-    def __init__(self, table: LiveTable) -> None:
+    def __init__(self, table: SnapshotTable) -> None:
         self.table = table
         self._views: dict[int | None, View] = {}
         self._public: str | None = None
