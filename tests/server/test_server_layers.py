@@ -38,13 +38,7 @@ SQL_FLOOR = "store"
 NO_WEB = ("base", "store", "ops", "people", "table", "lobby")
 """Floors that import neither FastAPI nor Starlette: what a table does does not depend on the transport."""
 
-NOT_YET = frozenset(
-    {
-        # the rematch still types its table as LiveTable (under TYPE_CHECKING), not as a Protocol as the
-        # other parts of a table do (chat, snapshots, scheduling): it makes the next table through the lobby
-        ("table.rematch", "table.live"),
-    }
-)
+NOT_YET: frozenset[tuple[str, str]] = frozenset()
 """Imports (module, imported module) still to be removed, each a debt of issue 31: upward ones, and those
 that close a circle within a floor."""
 SQL_NOT_YET = frozenset(

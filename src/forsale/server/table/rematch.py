@@ -25,18 +25,17 @@ import asyncio
 import random
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from ...state import Deal
+from ...state import Deal, State
 from ..errors import Refused
 from ..names import bot_name
 from ..store.database import StoredGame, StoredSeat
 from ..tokens import new_token
 from .connections import Conn, dumps
-
-if TYPE_CHECKING:
-    from .live import LiveTable
+from .seats import Seat
 
 
 @dataclass
@@ -66,12 +65,73 @@ class Offer:
         }
 
 
-def people(table: LiveTable) -> list[int]:
+class Owned(Protocol):
+    owner: str
+
+
+class Shares(Protocol):
+    """The lobby's per-client limits (:class:`forsale.server.lobby.fairshare.Shares`), as a rematch meets them."""
+
+    def claim(self, tables: Any, owner: str, table_id: str, waiting: bool, bots: int, seats: int) -> None: ...
+    def created(self, table_id: str, ok: bool) -> None: ...
+
+
+class Maker(Protocol):
+    """What a rematch asks of the table's lobby: the limits it meets, a bot for an empty seat, the new table."""
+
+    @property
+    def shares(self) -> Shares: ...
+    @property
+    def tables(self) -> Any: ...
+    def fallback_bot(self) -> str: ...
+    async def add(self, game: StoredGame) -> Owned: ...
+
+
+class Timeout(Protocol):
+    @property
+    def rematch_timeout(self) -> float: ...
+
+
+class RematchTable(Protocol):
+    """What a rematch reads of the finished table (:class:`forsale.server.table.live.LiveTable` is one), and
+    its offer, which it keeps there."""
+
+    rematch: Offer | None
+    owner: str
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def lock(self) -> asyncio.Lock: ...
+    @property
+    def seats(self) -> Sequence[Seat]: ...
+    @property
+    def state(self) -> State: ...
+    @property
+    def config(self) -> dict[str, Any]: ...
+    @property
+    def creator_hash(self) -> str: ...
+    @property
+    def invite_hash(self) -> str | None: ...
+    @property
+    def options(self) -> Timeout: ...
+    @property
+    def lobby(self) -> Maker: ...
+    def connections(self) -> list[Conn]: ...
+
+
+def people(table: RematchTable) -> list[int]:
     """The seats whose acceptance a rematch waits for: those people still hold (bots accept at once)."""
     return [s.index for s in table.seats if s.kind == "human"]
 
 
-def state_of(table: LiveTable, seat: int | None) -> dict[str, Any] | None:
+def state_of(table: RematchTable, seat: int | None) -> dict[str, Any] | None:
     """The rematch as ``seat`` may see it: the public state, plus its new seat and token once started."""
     offer: Offer | None = table.rematch
     if offer is None:
@@ -82,11 +142,11 @@ def state_of(table: LiveTable, seat: int | None) -> dict[str, Any] | None:
     return out
 
 
-def _message(table: LiveTable, seat: int | None, msg_id: Any = None) -> dict[str, Any]:
+def _message(table: RematchTable, seat: int | None, msg_id: Any = None) -> dict[str, Any]:
     return {"type": "rematch", "table": table.id, "rematch": state_of(table, seat), "id": msg_id}
 
 
-def announce(table: LiveTable, sender: Conn | None = None, msg_id: Any = None) -> None:
+def announce(table: RematchTable, sender: Conn | None = None, msg_id: Any = None) -> None:
     """Tell every connection of the table where the rematch stands (each seat its own new token)."""
     shared = dumps(_message(table, None))
     for conn in table.connections():
@@ -97,14 +157,14 @@ def announce(table: LiveTable, sender: Conn | None = None, msg_id: Any = None) -
             conn.send(shared)
 
 
-def on_attach(table: LiveTable, conn: Conn) -> None:
+def on_attach(table: RematchTable, conn: Conn) -> None:
     """A connection said hello: if a rematch is on offer or under way, tell it (after its welcome)."""
     if table.rematch is not None and table.rematch.status in ("offered", "started"):
         conn.send(_message(table, conn.seat))
 
 
 async def answer(
-    table: LiveTable, seat: int, accept: bool, sender: Conn | None = None, msg_id: Any = None
+    table: RematchTable, seat: int, accept: bool, sender: Conn | None = None, msg_id: Any = None
 ) -> dict[str, Any]:
     """Seat ``seat`` offers or accepts (``accept``) or declines a rematch; returns the rematch as it sees it."""
     async with table.lock:
@@ -142,14 +202,14 @@ def _stop_timer(offer: Offer) -> None:
         offer.timer = None
 
 
-def _expire(table: LiveTable, offer: Offer) -> None:
+def _expire(table: RematchTable, offer: Offer) -> None:
     if table.rematch is offer and offer.status == "offered" and not table.closed:
         offer.status = "expired"
         offer.timer = None
         announce(table)
 
 
-async def _start(table: LiveTable, offer: Offer) -> None:
+async def _start(table: RematchTable, offer: Offer) -> None:
     """Make the new table: the same settings, a new deal, every seat moved one on (see the module docstring)."""
     n = len(table.seats)
     # The new game is the old one's owner's, and meets the owner's limits (forsale.server.lobby.fairshare): a
