@@ -50,8 +50,6 @@ SQL_NOT_YET = frozenset(
         "people.profiles",
         "people.sessions",
         "people.skill",
-        "table.chat",
-        "table.live",
     }
 )
 """Modules off the storage floor that still hold SQL (their queries are to move to ``store/``)."""

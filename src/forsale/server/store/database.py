@@ -59,6 +59,9 @@ log = logging.getLogger("forsale.server")
 
 T = TypeVar("T")
 
+Op = Callable[[Connection], T]
+"""A database operation, run on the writer thread with a connection (:meth:`Storage.run`); what it returns."""
+
 
 class LeaseLost(Exception):
     """A fenced write found that this node no longer holds the table's lease: nothing was written."""

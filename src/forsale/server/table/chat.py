@@ -19,16 +19,14 @@ from __future__ import annotations
 import time
 import unicodedata
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
-
-from sqlalchemy import Connection, insert, select
 
 from ..errors import Refused
 from ..names import BIDI_CONTROLS, SPECTATOR
 from ..ops.ratelimit import RateLimit
+from ..store.chat import op_history, op_say
 from ..store.database import Storage
-from ..store.schema import chat
 from .config import TableConfig
 from .connections import Conn, dumps
 from .seats import Seat
@@ -137,37 +135,3 @@ class ChatLog:
                 conn.send({"type": "chat", "table": table.id, "message": message, "id": msg_id})
             else:
                 conn.send(text)
-
-
-# -- storage operations (run on the writer thread: Storage.run) ----------------------
-def op_say(game_id: str, message: dict[str, Any]) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        conn.execute(
-            insert(chat).values(
-                game_id=game_id,
-                n=message["n"],
-                seat=message["seat"],
-                name=message["name"],
-                body=message["text"],
-                at=message["at"] / 1000,
-            )
-        )
-
-    return fn
-
-
-def op_history(game_id: str, limit: int) -> Callable[[Connection], list[dict[str, Any]]]:
-    """The game's latest ``limit`` messages, oldest first."""
-
-    def fn(conn: Connection) -> list[dict[str, Any]]:
-        rows = conn.execute(
-            select(chat.c.n, chat.c.seat, chat.c.name, chat.c.body, chat.c.at)
-            .where(chat.c.game_id == game_id)
-            .order_by(chat.c.n.desc())
-            .limit(limit)
-        ).all()
-        return [
-            {"n": r.n, "seat": r.seat, "name": r.name, "text": r.body, "at": int(r.at * 1000)} for r in reversed(rows)
-        ]
-
-    return fn

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,7 +33,7 @@ from ..names import joined_name, left_name, open_seat_name
 from ..ops.botrunner import BotRunner, Share
 from ..people.skill import rate_finished
 from ..people.turnmail import TurnNotices
-from ..store.database import Fence, LeaseLost, Storage, StoredGame, fenced
+from ..store.database import Fence, LeaseLost, Op, Storage, StoredGame, fenced
 from ..tokens import new_token
 from .chat import ChatLog
 from .config import TableConfig
@@ -50,8 +49,6 @@ from .seats import (
 from .snapshots import Snapshots
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection
-
     from .rematch import Offer
 
 
@@ -369,7 +366,7 @@ class LiveTable:
             if self.status == "over" and not self.connections():
                 self.lobby.forget(self)
 
-    async def write(self, op: Callable[[Connection], Any]) -> Any:
+    async def write(self, op: Op[Any]) -> Any:
         """Commit one of this table's writes; on a cluster, only while this node holds the table's lease."""
         try:
             return await self.storage.run(fenced(self.id, self.fence, op))
