@@ -163,3 +163,32 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     assert totals(ann) == totals(bob)  # both people see the same result
     assert ann.locator("#verdict").inner_text()
     shoot(ann, "friends-end")
+
+
+def test_a_share_links_page_names_the_table_before_one_sits_down(new_page, shoot):
+    """Opened from a share link, the page says which table it is (its name, rules and who sits there already) and
+    shows no connection state and no Leave button: nobody is connected or seated yet ("reconnecting…" said so)."""
+    ann = new_page()
+    ann.goto("/")
+    ann.fill("#friends-table-name", "Friday night")
+    ann.fill("#friends-name", "Ann")
+    ann.select_option("#friends-players", "3")
+    ann.select_option("#friends-seat-1", "human")
+    ann.select_option("#friends-seat-2", "random")
+    ann.select_option("#friends-rules", "refund-up")
+    ann.click("#create-table")
+    link = ann.locator("#share-links input[data-seat='1']").input_value()
+
+    bob = new_page(width=390, height=844, locale="fr-FR")
+    bob.goto(link)
+    expect(bob.locator("#join-about")).to_have_text(
+        re.compile(r"^Friday night\u202f: .+\u202f; déjà à table\u202f: .+\.$")
+    )
+    about = bob.inner_text("#join-about")
+    assert "remboursement arrondi au supérieur" in about and "Ann" in about and "hasard (robot)" in about, about
+    expect(bob.locator("#join-name")).to_be_visible()
+    assert bob.locator("#tools > *").count() == 0  # no "reconnexion…", no "Quitter"
+    shoot(bob, "friends-join-link", full_page=False)
+    bob.fill("#join-name", "Bob")
+    bob.click("button[type=submit]")
+    expect(bob.locator("#conn")).to_have_attribute("data-status", "open")

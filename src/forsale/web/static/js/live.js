@@ -6,11 +6,12 @@
 import { account, accountApi } from "./account.js";
 import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chatPanel } from "./chat.js";
-import { h, RATING_START, shownRating } from "./format.js";
-import { t } from "./i18n.js";
+import { h, RATING_START, shownName, shownRating, shownTableName } from "./format.js";
+import { joinList, t } from "./i18n.js";
 import { fold, setupFromView } from "./ledger.js";
 import { turnWatcher } from "./notify.js";
 import { refusedText } from "./refused.js";
+import { presetName } from "./rulesform.js";
 import { Connection } from "./socket.js";
 import { canAct, connection, legal, receive as modelReceive, seated, sent, tableModel, takeState as modelTakeState } from "./tablemodel.js";
 import { drawTable, drawTools, names, tableTitle, tick } from "./tableview.js";
@@ -161,6 +162,12 @@ export function showTable(ctx, tableId, opts = {}) {
         },
       },
       h("h2", null, t("join.title", { seat: seat + 1 })),
+      // Which table the link leads to, before sitting down: its name, its rules and who sits there already.
+      h("p.hint", { id: "join-about" }, t("join.about", {
+        table: shownTableName(info.name, info.players),
+        rules: typeof info.rules === "string" ? presetName(info.rules) : t("rules.custom"),
+        who: joinList(info.seats.flatMap((s, i) => (s.kind === "open" ? [] : [shownName(s.name, i, { bot: s.bot })]))),
+      })),
       h("label", { for: "join-name" }, t("form.yourName"), name),
       h("div.row", null, h("button.btn.primary", { type: "submit" }, t("join.sit")), h("a.btn.quiet", { href: `#/watch/${tableId}` }, t("join.justWatch"))),
       err,

@@ -382,7 +382,10 @@ function rematchBox(m, ui, sc) {
 // -- drawing ----------------------------------------------------------------------
 /** The header's tools: the clock, the connection's state, "notify me" and Leave. @param {TableModel} m @param {TableUi} ui */
 export function drawTools(m, ui) {
-  const status = m.status === "open" ? t("conn.open") : m.status === "lost" || m.status === "connecting" ? t("conn.reconnecting") : has(`conn.${m.status}`) ? t(`conn.${m.status}`) : m.status;
+  // No seat and not watching: a share link's form to sit down, with no connection yet, and no seat to leave.
+  if (m.seat === null && !m.watch) return ui.ctx.setTools();
+  // "connecting" before the first state, "reconnecting" once the table was there (not to a joiner who just sat down).
+  const status = m.status === "open" ? t("conn.open") : m.status === "connecting" && !m.view ? t("conn.connecting") : m.status === "lost" || m.status === "connecting" ? t("conn.reconnecting") : has(`conn.${m.status}`) ? t(`conn.${m.status}`) : m.status;
   const clock = h("span.clock", { id: "clock", role: "timer", hidden: true, "aria-label": t("clock.label") });
   ui.ctx.setTools(
     clock,
