@@ -43,7 +43,6 @@ NOT_YET: frozenset[tuple[str, str]] = frozenset()
 that close a circle within a floor."""
 SQL_NOT_YET = frozenset(
     {
-        "http.routes.analysis",
         "lobby.cluster",
         "people.accounts",
         "people.emails",

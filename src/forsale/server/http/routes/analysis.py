@@ -33,18 +33,16 @@ import asyncio
 import logging
 import time
 import zlib
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import Connection, insert, select
 
 from ....bots.analysis import DEFAULT_BUDGET, HINT_BUDGET
 from ...errors import Refused
 from ...lobby.fairshare import client_key
 from ...ops.botrunner import BotFailed, BotOverran, Share
-from ...store.schema import analyses
+from ...store.analyses import op_load, op_save
 from ...table.seats import check_owner
 from ..common import accounts_of, address, body, body_of, errors, readable, seat_held, table_of
 from ..schemas import TokenBody
@@ -76,25 +74,6 @@ def _running(request: Request) -> dict[str, asyncio.Task[None]]:
     return running
 
 
-# -- storage operations (run on the writer thread) ---------------------------------------
-def op_load(game_id: str) -> Callable[[Connection], dict[str, Any] | None]:
-    def fn(conn: Connection) -> dict[str, Any] | None:
-        row = conn.execute(select(analyses).where(analyses.c.game_id == game_id)).mappings().first()
-        return None if row is None else dict(row)
-
-    return fn
-
-
-def op_save(game_id: str, budget: int, data: dict[str, Any]) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        if conn.execute(select(analyses.c.game_id).where(analyses.c.game_id == game_id)).first() is None:
-            conn.execute(
-                insert(analyses).values(game_id=game_id, budget=budget, seed=SEED, data=data, created_at=time.time())
-            )
-
-    return fn
-
-
 # -- computing ----------------------------------------------------------------------------
 async def _compute(table: Any, budget: int, owner: str) -> None:
     """Analyse ``table``'s finished game in the bot workers, in ``owner``'s share, and store it."""
@@ -109,7 +88,7 @@ async def _compute(table: Any, budget: int, owner: str) -> None:
         part = await runner.job("job:analysis", (record, [seat], budget, SEED, False), table, JOB_DEADLINE, share)
         data["decisions"].extend(part["decisions"])
         data["costliest"].update(part["costliest"])
-    await table.storage.run(op_save(table.id, budget, data))
+    await table.storage.run(op_save(table.id, budget, SEED, data))
     log.info("analysis of table %s: %d seats in %.1f s", table.id, len(humans), time.monotonic() - started)
 
 
