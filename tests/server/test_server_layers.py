@@ -47,7 +47,6 @@ SQL_NOT_YET = frozenset(
         "people.accounts",
         "people.emails",
         "people.profiles",
-        "people.sessions",
         "people.skill",
     }
 )

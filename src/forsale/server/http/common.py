@@ -22,6 +22,7 @@ from ..errors import Refused
 from ..lobby.lobby import Lobby
 from ..people import sessions as session_store
 from ..people.accounts import Account, Accounts
+from ..store import sessions as session_rows
 from ..store.database import Storage
 from ..table.invites import admitted, refuse_private
 from ..table.live import LiveTable
@@ -186,5 +187,5 @@ async def socket_account(conn: HTTPConnection, storage: Storage) -> Account | No
         return None
     if not session_store.same_origin(conn.headers, conn.url.scheme):
         raise Refused("cross_origin", "a signed-in WebSocket must come from this server's own pages", 403)
-    found = await storage.run(session_store.op_lookup(session_store.hash_session(session_id)))
+    found = await storage.run(session_rows.op_lookup(session_store.hash_session(session_id)))
     return None if found is None else Account(id=found[0], name=found[1])

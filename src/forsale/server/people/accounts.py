@@ -34,6 +34,7 @@ from starlette.requests import Request
 
 from ..errors import Refused
 from ..names import hidden, person_name_problem, skeleton
+from ..store import sessions as session_rows
 from ..store.database import Storage, seat_names
 from ..store.schema import accounts, games, seats
 from . import sessions as session_store
@@ -265,7 +266,7 @@ class Accounts:
 
         The caller ends the seat tokens too (:func:`end_seat_tokens`): they are the sessions' credentials.
         """
-        await self.storage.run(session_store.op_end_all(account["id"]))
+        await self.storage.run(session_rows.op_end_all(account["id"]))
         # After the sessions ended, never before: see revocation_mark.
         self.revocations += 1
         self.revoked[account["id"]] = self.revocations
@@ -324,7 +325,7 @@ class Accounts:
             return None
         if changing and not session_store.same_origin(request.headers, request.url.scheme):
             raise Refused("cross_origin", "a signed-in request must come from this server's own pages", 403)
-        found = await self.storage.run(session_store.op_lookup(session_store.hash_session(session_id)))
+        found = await self.storage.run(session_rows.op_lookup(session_store.hash_session(session_id)))
         return None if found is None else Account(id=found[0], name=found[1])
 
     async def required(self, request: Request, changing: bool = False) -> Account:
@@ -338,13 +339,13 @@ class Accounts:
         session_id, id_hash = session_store.new_session()
         old = session_store.cookie_of(request)
         ended = session_store.hash_session(old) if old is not None else None
-        await self.storage.run(session_store.op_start(account["id"], id_hash, ended))
+        await self.storage.run(session_rows.op_start(account["id"], id_hash, session_store.SESSION_SECONDS, ended))
         return session_id
 
     async def end_session(self, request: Request) -> None:
         session_id = session_store.cookie_of(request)
         if session_id is not None:
-            await self.storage.run(session_store.op_end(session_store.hash_session(session_id)))
+            await self.storage.run(session_rows.op_end(session_store.hash_session(session_id)))
 
 
 # -- storage operations ----------------------------------------------------------------

@@ -15,17 +15,14 @@ carries the cookie must also pass :func:`same_origin` (CSRF).
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from sqlalchemy import Connection, delete, insert, select
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
 from ..errors import Refused
-from ..store.schema import accounts, sessions
 from ..tokens import hash_token
 
 COOKIE = "forsale_session"
@@ -156,51 +153,3 @@ def _has_body(scope: Scope) -> bool:
         if name == b"transfer-encoding" or (name == b"content-length" and value.strip() not in (b"", b"0")):
             return True
     return False
-
-
-# -- storage operations (run on the writer thread: Storage.run) ----------------------
-def op_start(account_id: str, id_hash: str, ended: str | None = None) -> Callable[[Connection], None]:
-    """Store a new session; end the one it replaces (``ended``: sign-in rotates) and the account's expired ones."""
-
-    def fn(conn: Connection) -> None:
-        now = time.time()
-        if ended is not None:
-            conn.execute(delete(sessions).where(sessions.c.id_hash == ended))
-        conn.execute(delete(sessions).where(sessions.c.account_id == account_id, sessions.c.expires_at <= now))
-        conn.execute(
-            insert(sessions).values(
-                id_hash=id_hash, account_id=account_id, created_at=now, expires_at=now + SESSION_SECONDS
-            )
-        )
-
-    return fn
-
-
-def op_lookup(id_hash: str) -> Callable[[Connection], tuple[str, str] | None]:
-    """``(account id, name)`` of an unexpired session, else None."""
-
-    def fn(conn: Connection) -> tuple[str, str] | None:
-        row = conn.execute(
-            select(accounts.c.id, accounts.c.name)
-            .join(sessions, sessions.c.account_id == accounts.c.id)
-            .where(sessions.c.id_hash == id_hash, sessions.c.expires_at > time.time())
-        ).first()
-        return None if row is None else (row[0], row[1])
-
-    return fn
-
-
-def op_end(id_hash: str) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        conn.execute(delete(sessions).where(sessions.c.id_hash == id_hash))
-
-    return fn
-
-
-def op_end_all(account_id: str) -> Callable[[Connection], None]:
-    """Every session of an account (a changed password signs out every other device)."""
-
-    def fn(conn: Connection) -> None:
-        conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
-
-    return fn
