@@ -102,7 +102,7 @@ def ask_when_allowed(page) -> dict:
 def test_a_hint_goes_with_its_decision_and_a_refusal_is_worded_and_cleared(server, new_page, player):
     """A hint is about one decision: at the seat's next one (a new bid, a new auction or sale round) the
     line is empty. Asking again too soon is refused in the page's words (not the server's English) and
-    that refusal goes too."""
+    that refusal goes too, giving back the hint it stood in for."""
     page = new_page(locale="fr-FR", expect=r"status of 429")  # the refusals this test asks for
     start(page, server.base, hints=True)
     me = player(page)
@@ -110,12 +110,14 @@ def test_a_hint_goes_with_its_decision_and_a_refusal_is_worded_and_cleared(serve
     ask(page)
     line = page.locator("#hint-line")
     first = line.get_attribute("data-decision")
+    given = line.inner_text()
     with page.expect_response(lambda r: r.url.endswith("/hint") and r.request.method == "POST") as answer:
         page.click("#hint")
     assert answer.value.status == 429 and answer.value.json()["error"]["code"] == "rate_limited"
     expect(line).to_have_text(catalogue("fr")["error.rate_limited"])
     expect(line).to_have_attribute("data-refused", "rate_limited")
-    expect(line).to_have_text("", timeout=10_000)  # the wait the server named is over: the refusal goes
+    # The wait the server named is over: the refusal goes, and the hint this decision had comes back.
+    expect(line).to_have_text(given, timeout=10_000)
 
     page.click("button[data-focus=pass]")  # the decision is past
     seen = {"auction"}

@@ -283,7 +283,7 @@ export function hintButton(tableId, token, decision) {
   if (lastHint) clearTimeout(lastHint.timer);
   const out = h("span.hint-line", { id: "hint-line", role: "status", dataset: { decision } });
   const button = h("button.btn.quiet", { type: "button", id: "hint", title: t("hint.title") }, t("hint.button"));
-  const mine = { tableId, token, decision, el: null, timer: null };
+  const mine = { tableId, token, decision, el: null, timer: null, answer: "" }; // answer: this decision's hint, once given
   button.addEventListener("click", async () => {
     button.disabled = true;
     clearTimeout(mine.timer);
@@ -298,7 +298,8 @@ export function hintButton(tableId, token, decision) {
       const data = await response.json().catch(() => null);
       if (!response.ok) {
         // A refusal in the page's words, by its code (the server's English sentence is for other
-        // clients); one that says when to try again ("rate_limited": Retry-After) goes away then.
+        // clients); one that says when to try again ("rate_limited": Retry-After) goes away then, and
+        // the hint this decision already had comes back (asking twice lost it to the refusal).
         const code = data && data.error && data.error.code;
         out.dataset.refused = code || String(response.status);
         out.textContent = code && has(`error.${code}`) ? t(`error.${code}`) : t("table.refused");
@@ -306,7 +307,7 @@ export function hintButton(tableId, token, decision) {
         if (after > 0) {
           mine.timer = setTimeout(() => {
             if (out.dataset.refused) {
-              out.textContent = "";
+              out.textContent = mine.answer;
               delete out.dataset.refused;
             }
           }, after * 1000);
@@ -315,7 +316,7 @@ export function hintButton(tableId, token, decision) {
         const hint = data.hint;
         out.dataset.action = JSON.stringify(hint.action);
         out.dataset.reason = hint.reason;
-        out.textContent = hintLine(hint);
+        out.textContent = mine.answer = hintLine(hint);
       }
     } finally {
       button.disabled = false;
