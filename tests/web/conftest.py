@@ -38,11 +38,20 @@ TIMEOUT_MS = 60_000
 expect.set_options(timeout=TIMEOUT_MS)
 
 
+ANALYSIS_BUDGET = "4"
+"""The shared server's post-game analysis, sampled thinly: every end screen asks for one, and at the default budget
+each took the server's bot workers about 2 s of CPU (more on a loaded machine) that the browsers and the tests of
+the 2-core CI machine waited behind. No test of this server checks the analysis's numbers: test_web_analysis does,
+against ``forsale analyse`` at its own budget, on its own server."""
+
+
 @pytest.fixture(scope="session")
 def web_server(serve_process: type[Any]) -> Iterator[str]:
     """The base URL of a real ``forsale serve`` with a fresh SQLite database."""
     workdir = Path(tempfile.mkdtemp(prefix="forsale-web-"))
-    server = serve_process(f"sqlite:///{workdir / 'web.sqlite3'}", workdir).start()
+    server = serve_process(
+        f"sqlite:///{workdir / 'web.sqlite3'}", workdir, "--analysis-budget", ANALYSIS_BUDGET
+    ).start()
     try:
         yield server.base
     finally:
