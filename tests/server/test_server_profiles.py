@@ -16,8 +16,9 @@ from forsale.server import create_app
 from forsale.server.names import DELETED_NAME
 from forsale.server.people.accounts import SIGN_UPS_PER_ADDRESS
 
-from .social import hello, next_of
-from .test_server_ratings import PASSWORD, SAME, as_session, board, duel, play_alone, play_lockstep, rated_solo, sign_up
+from .signin import as_account, sign_up
+from .social import PASSWORD, SAME, hello, next_of
+from .test_server_ratings import board, duel, play_alone, play_lockstep, rated_solo
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -61,24 +62,24 @@ def test_a_profile_counts_games_by_player_count_and_links_each(client: TestClien
     assert len(mine["history"]["0"]) == 3 and len(mine["history"]["3"]) == 2
     assert [h["game"] for h in mine["history"]["0"]] == list(reversed([g["id"] for g in mine["games"]]))
     assert set(mine["ratings"]) == {"0", "2", "3"}
-    as_session(client, None)
+    as_account(client, None)
     assert profile(client, "Ann")["me"] is False
-    as_session(client, ann)
+    as_account(client, ann)
 
 
 def test_another_account_sees_no_private_game_and_cannot_take_a_seat_back(client: TestClient) -> None:
     ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
-    as_session(client, ann)
+    as_account(client, ann)
     rated_solo(client, random.Random(6), players=2, rated=False)  # a solo game is unlisted: Ann's own
     going = client.post("/api/solo", json={"players": 2, "bot": "random"}, headers=SAME).json()
     assert len(profile(client, "Ann")["games"]) == 1
-    as_session(client, bob)
+    as_account(client, bob)
     seen = profile(client, "Ann")
     assert seen["games"] == [] and seen["by_players"] == {} and seen["me"] is False
     refused = client.post(f"/api/tables/{going['table']['id']}/resume", headers=SAME)
     assert refused.status_code == 404 and refused.json()["error"]["code"] == "no_seat"
     assert [g["id"] for g in client.get("/api/me/games").json()["games"]] == []  # Bob's own list only
-    as_session(client, None)
+    as_account(client, None)
     assert client.post(f"/api/tables/{going['table']['id']}/resume").status_code == 401
     assert client.get("/api/me/games").status_code == 401
 
@@ -123,7 +124,7 @@ def test_hostile_seat_names_are_stored_and_shown_as_text(client: TestClient, nam
     sign_up(client, "Ann")
     made = client.post("/api/tables", json={"players": 2, "join": True}, headers=SAME).json()
     table_id = made["table"]["id"]
-    as_session(client, None)
+    as_account(client, None)
     guest = client.post(f"/api/tables/{table_id}/join", json={"name": name})
     assert guest.status_code == 200, guest.text
     play_lockstep(client, table_id, [made["token"], guest.json()["token"]], random.Random(8))
@@ -173,7 +174,7 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_another_name(cli
     ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
     rng = random.Random(9)
     played = duel(client, ann, bob, rng)
-    as_session(client, ann)
+    as_account(client, ann)
     waiting = client.post("/api/tables", json={"players": 3, "join": True}, headers=SAME).json()["table"]["id"]
     bob_before = {r["name"]: r for r in board(client, 2)}["Bob"]
     wrong = client.post("/api/me/delete", json={"password": "not the password"}, headers=SAME)
@@ -184,7 +185,7 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_another_name(cli
     )
     deleted = client.post("/api/me/delete", json={"password": PASSWORD}, headers=SAME)
     assert deleted.status_code == 200 and deleted.json() == {"account": None}
-    as_session(client, ann)  # the old cookie: its session has ended
+    as_account(client, ann)  # the old cookie: its session has ended
     assert client.get("/api/me").json() == {"account": None}
     assert client.get("/api/players/Ann").status_code == 404
     assert client.post("/api/signin", json={"name": "Ann", "password": PASSWORD}, headers=SAME).status_code == 401
@@ -211,20 +212,20 @@ def test_sign_ups_are_limited_per_address(client: TestClient) -> None:
 
 def test_a_rated_invitation_only_game_shows_on_its_players_own_profiles_only(client: TestClient) -> None:
     ann, bob = sign_up(client, "Ann"), sign_up(client, "Bob")
-    as_session(client, ann)
+    as_account(client, ann)
     made = client.post(
         "/api/tables", json={"players": 2, "join": True, "rated": True, "invite_only": True}, headers=SAME
     )
     assert made.status_code == 201, made.text
     table_id = made.json()["table"]["id"]
-    as_session(client, bob)
+    as_account(client, bob)
     joined = client.post(f"/api/tables/{table_id}/join", json={"invite": made.json()["invite"]}, headers=SAME)
     assert joined.status_code == 200, joined.text
-    as_session(client, None)
+    as_account(client, None)
     play_lockstep(client, table_id, [made.json()["token"], joined.json()["token"]], random.Random(8))
     assert client.get(f"/api/tables/{table_id}/record").status_code == 403
     assert profile(client, "Ann")["games"] == []  # a stranger learns neither the names nor the scores
-    as_session(client, ann)
+    as_account(client, ann)
     assert [g["id"] for g in profile(client, "Ann")["games"]] == [table_id]
 
 
