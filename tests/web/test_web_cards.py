@@ -58,23 +58,30 @@ def test_a_cheques_amount_clears_the_rule_and_its_bearer_words_fit_one_line(
             assert sign["bottom"] <= card["bottom"], where
 
 
-# The post-game chart of a six-seat game of 40 moves, drawn by the page's own module at a phone's width.
+# The post-game chart of a six-seat game of 30 moves, drawn by the page's own module at a phone's width.
 _CHART = """async (code) => {
   const i18n = await import('/js/i18n.js');
   await i18n.setLanguage(code);
   const { chanceChart } = await import('/js/analysis.js');
-  const chances = Array.from({length: 41}, (_, i) => [0.4, 0.2, 0.1, 0.1, 0.1, 0.1].map((c) => c + (i % 3) / 100));
+  // Six seats: five auctions where everyone passes (five passes each), then five sale rounds; 30 moves.
+  const moves = [...Array.from({length: 25}, () => ({pass: true})), ...Array.from({length: 5}, () => ({sell: [1]}))];
+  const chances = Array.from({length: 31}, (_, i) => [0.4, 0.2, 0.1, 0.1, 0.1, 0.1].map((c) => c + (i % 3) / 100));
   const panel = document.createElement('section');
   panel.className = 'panel analysis';
-  panel.append(chanceChart(chances, ['Zoë', 'hasard (robot) 2', 'hasard (robot) 3', 'Bob', 'Cy', 'Dee']));
+  panel.append(chanceChart(chances, ['Zoë', 'hasard (robot) 2', 'hasard (robot) 3', 'Bob', 'Cy', 'Dee'], moves));
   document.getElementById('app').replaceChildren(panel);
   document.querySelector('.chart-data').open = true;
   const label = document.querySelector('#chance-chart text');
   const box = document.querySelector('.chance-table-box');
+  const chart = document.querySelector('#chance-chart').getBoundingClientRect();
+  const texts = [...document.querySelectorAll('#chance-chart > text')].map((t) => t.getBoundingClientRect());
+  const marks = [...document.querySelectorAll('#chance-chart .round-mark')].map((t) => t.getBoundingClientRect());
   return {
     page: document.documentElement.scrollWidth, view: innerWidth,
     boxScrolls: box.scrollWidth > box.clientWidth,
     label: label.getBoundingClientRect().height, percent: label.textContent,
+    cut: texts.filter((r) => r.left < chart.left || r.right > chart.right || r.top < chart.top || r.bottom > chart.bottom).length,
+    marksOverlap: marks.slice(1).filter((r, i) => r.left < marks[i].right).length,
     cells: [...document.querySelectorAll('#chance-table td')].slice(0, 6).map((td) => td.getClientRects().length),
   };
 }"""
@@ -86,6 +93,8 @@ def test_the_charts_numbers_scroll_in_their_own_box_on_a_phone(new_page: Callabl
     got = page.evaluate(_CHART, "fr")
     assert got["page"] <= got["view"], f"the table widens the page: {got}"
     assert got["boxScrolls"], got  # six seats are wider than a phone: the box scrolls, not the page
-    assert got["label"] >= 8, f"the chart's labels are too small to read: {got}"
+    assert got["label"] >= 10, f"the chart's labels are too small to read: {got}"
+    assert got["cut"] == 0, f"a label is cut by the chart's edge: {got}"
+    assert got["marksOverlap"] == 0, f"round marks run into each other: {got}"
     assert " " not in got["percent"], f"a breaking space in {got['percent']!r}"  # "40 %" stays on one line
     assert got["cells"] == [1] * 6, got

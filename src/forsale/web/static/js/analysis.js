@@ -78,7 +78,10 @@ export function roundSpans(moves, n) {
  * reader sees in which auction or sale a chance turned; without them it says only "moves".
  */
 export function chanceChart(chances, names, moves = null) {
-  const W = 640, H = 260, L = 60, R = 12, T = 12, B = 30; // L: room for "100 %" at a phone's larger labels
+  // A phone draws the chart at about 314 px: a 400-unit chart keeps its labels readable there (css: 14 units, about
+  // 11 px), where a 640-unit one had them at half size, or cut at its edges once set larger.
+  const narrow = typeof matchMedia === "function" && matchMedia("(max-width: 640px)").matches;
+  const W = narrow ? 400 : 640, H = narrow ? 220 : 260, L = 60, R = 16, T = 12, B = 30; // L: room for "100 %"
   const steps = Math.max(1, chances.length - 1);
   const x = (i) => L + ((W - L - R) * i) / steps;
   const y = (c) => T + (H - T - B) * (1 - c);
@@ -109,14 +112,25 @@ export function chanceChart(chances, names, moves = null) {
   for (const sp of spans) {
     if (sp.from > 0) svg.append(s("line", { x1: x(sp.from), x2: x(sp.from), y1: T, y2: H - B + 4, stroke: "currentColor", "stroke-opacity": sp.phase === "sale" && sp.round > 0 ? 0.1 : 0.3 }));
   }
+  // Marks from left to right, each whole inside the chart and clear of the last one drawn: two short auctions
+  // side by side ("A7A8") keep the first mark; the tick lines still show both rounds. Width: about 0.62 em a letter.
+  const em = narrow ? 14 : 11; // the labels' size in units (css sets 14 on a phone)
+  let lastRight = -Infinity;
+  const mark = (label, title, centre) => {
+    const half = (0.62 * em * label.length) / 2;
+    const cx = Math.min(Math.max(centre, half), W - half);
+    if (cx - half < lastRight + 4) return;
+    lastRight = cx + half;
+    svg.append(axisMark(label, title, cx));
+  };
   // A round's mark where it has room (about 22 units); the sale rounds, one move each, share one mark otherwise.
   const roomy = (sp) => x(sp.to) - x(sp.from) >= 22;
   for (const sp of spans.filter((sp) => sp.phase === "auction" || sales.every(roomy))) {
-    svg.append(axisMark(t(`replay.mark.${sp.phase}`, { round: sp.round + 1 }), t(`replay.mark.${sp.phase}Title`, { round: sp.round + 1 }), (x(sp.from) + x(sp.to)) / 2));
+    mark(t(`replay.mark.${sp.phase}`, { round: sp.round + 1 }), t(`replay.mark.${sp.phase}Title`, { round: sp.round + 1 }), (x(sp.from) + x(sp.to)) / 2);
   }
   if (sales.length && !sales.every(roomy)) {
     const range = `1–${sales.length}`;
-    svg.append(axisMark(t("replay.mark.sale", { round: range }), t("replay.mark.saleTitle", { round: range }), (x(sales[0].from) + x(sales[sales.length - 1].to)) / 2));
+    mark(t("replay.mark.sale", { round: range }), t("replay.mark.saleTitle", { round: range }), (x(sales[0].from) + x(sales[sales.length - 1].to)) / 2);
   }
   names.forEach((_, seat) => {
     const colour = COLOURS[seat % COLOURS.length];
