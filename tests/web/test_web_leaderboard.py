@@ -2,7 +2,7 @@
 
 Side by side on a phone, the leaderboard's two filters cut their options ("Tous les nombres", "Personnes et robo"),
 and the tables' column headings broke inside a word ("Classem/ent", "Parti/es") where a long name was allowed to
-break anywhere.
+break anywhere. The account's "Change password" and "Delete my account" touched.
 """
 
 from __future__ import annotations
@@ -15,6 +15,11 @@ from playwright.sync_api import Page, expect
 from .conftest import MENUS_CUT, WORDS_BROKEN
 
 SIZES = [(1280, 800), (390, 844)]
+# How far apart two elements' boxes are (the larger of the horizontal and vertical gaps; negative: they overlap).
+APART = """([a, b]) => {
+  const r = document.querySelector(a).getBoundingClientRect(), s = document.querySelector(b).getBoundingClientRect();
+  return Math.max(s.left - r.right, r.left - s.right, s.top - r.bottom, r.top - s.bottom);
+}"""
 
 
 def test_the_leaderboard_and_a_profile_keep_their_words_whole_in_every_language(
@@ -49,6 +54,10 @@ def test_the_leaderboard_and_a_profile_keep_their_words_whole_in_every_language(
                 page.set_viewport_size({"width": width, "height": height})
                 where = f"{screen} {code} {width}x{height}"
                 problems += [f"{where}: {menu}" for menu in page.evaluate(MENUS_CUT, "#app")]
+                if screen == "me":
+                    gap = page.evaluate(APART, ["#change-password", "#delete-account"])
+                    if gap < 6:
+                        problems.append(f"{where}: Change password and Delete my account {gap:.0f} px apart")
                 problems += [
                     f"{where}: heading word {word!r} broken"
                     for word in page.evaluate(WORDS_BROKEN, "table.data thead th")
