@@ -122,11 +122,15 @@ def everything(client: TestClient, names: list[str]) -> dict[str, Any]:
 def test_a_rated_solo_game_rates_the_account_and_the_bot(client: TestClient) -> None:
     sign_up(client, "Ann")
     assert board(client) == []
-    table_id = rated_solo(client, random.Random(1))
+    table_id = rated_solo(client, random.Random(1))  # Ann against two random bots
     rows = board(client)
     assert {(r["kind"], r["name"]) for r in rows} == {("account", "Ann"), ("bot", "random")}
+    winners = client.get(f"/api/tables/{table_id}").json()["result"]["winners"]
+    # Each seat counts: the bot played two seats, so two games, and a win for each of its seats that won.
+    played = {"Ann": (1, int(0 in winners)), "random": (2, sum(seat in winners for seat in (1, 2)))}
+    assert {r["name"]: (r["games"], r["wins"]) for r in rows} == played
     for row in rows:
-        assert row["games"] == 1 and row["sigma"] < 25 / 3  # one game: less uncertain than a newcomer
+        assert row["sigma"] < 25 / 3  # rated: less uncertain than a newcomer
         assert row["rating"] == pytest.approx(row["mu"] - 3 * row["sigma"], abs=0.01)
         # What people read: 1500-centred, 40 points per point of mu - 3 sigma (a newcomer's 0 shows as 1500).
         assert row["display"] == round(1500 + 40 * (row["mu"] - 3 * row["sigma"]))
@@ -138,7 +142,7 @@ def test_a_rated_solo_game_rates_the_account_and_the_bot(client: TestClient) -> 
     assert [h["game"] for h in history["0"]] == [table_id] and [h["game"] for h in history["3"]] == [table_id]
     assert [h["display"] for h in history["0"]] == [round(1500 + 40 * h["rating"]) for h in history["0"]]
     bot = client.get("/api/players/bot:random").json()["player"]
-    assert bot["kind"] == "bot" and bot["ratings"]["0"]["games"] == 1
+    assert bot["kind"] == "bot" and bot["ratings"]["0"]["games"] == 2
     assert [g["id"] for g in bot["games"]] == [table_id]
 
 

@@ -22,9 +22,12 @@ Who is rated at a seat (:func:`player_at`):
 - anyone else (a guest) plays at the model's starting rating, and nothing is stored for them.
 
 Two seats of one rated player (two ``hard`` bots at a table) are one player
-in one game: each seat is rated as a team of its own, the player's new rating
-is the mean of its seats' updates, and the game counts once (a win if either
-seat won): :func:`forsale.arena.ratings.rate_game`.
+in one game for the rating: each seat is rated as a team of its own, and the
+player's new rating is the mean of its seats' updates
+(:func:`forsale.arena.ratings.rate_game`). Its games and wins count each seat:
+two seats are two games played, and each seat that won is a win, as the
+leaderboard's and the profile's "played" and "won" are read (one game for two
+seats made ``hard`` look as if it had played half its games).
 
 A rated table never gives hints (:func:`check_rated_table`, and the hint
 endpoint refuses at a rated table): asking ``hard`` before every move would be
@@ -133,8 +136,11 @@ def rate(rater: Any, game: RatedGame, standings: Mapping[Key, Standing]) -> dict
         }
         for name, (mu, sigma) in rate_game(rater, current, game.names, game.ranks).items():
             old = standings.get((name, scope))
-            won = any(game.names[seat] == name for seat in game.winners)
-            out[name, scope] = Standing(mu, sigma, (old.games if old else 0) + 1, (old.wins if old else 0) + int(won))
+            played = [seat for seat, player in enumerate(game.names) if player == name]  # each seat counts
+            won = sum(seat in game.winners for seat in played)
+            out[name, scope] = Standing(
+                mu, sigma, (old.games if old else 0) + len(played), (old.wins if old else 0) + won
+            )
     return out
 
 
