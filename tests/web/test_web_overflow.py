@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, MENUS_CUT
 
 LOCALES = {"en": "en-US", "fr": "fr-FR", "nl": "nl-NL", "it": "it-IT", "de": "de-DE"}
 SIZES = [(1280, 800), (390, 844)]
@@ -23,7 +23,8 @@ PASSWORD = "correct horse battery staple"
 # What is wrong on the page as it is drawn: a list of sentences, empty when all is well.
 #  - the page wider than the window (a sideways scroll);
 #  - an element that hides its overflow and cuts its text without an ellipsis meant for it;
-#  - two visible controls (in the window, each on top at its centre) whose boxes intersect by more than a pixel.
+#  - two visible controls (in the window, each on top at its centre) whose boxes intersect by more than a pixel;
+# and (conftest's MENUS_CUT) a menu too narrow for the words of one of its options.
 PROBLEMS = """() => {
   const out = [];
   const doc = document.documentElement;
@@ -68,6 +69,7 @@ def look(page: Page, screen: str, code: str, problems: list[str]) -> None:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"overflow-{screen}-{code}-{width}.png"))
         problems += [f"{screen} {code} {width}x{height}: {p}" for p in page.evaluate(PROBLEMS)]
+        problems += [f"{screen} {code} {width}x{height}: {m}" for m in page.evaluate(MENUS_CUT, "body")]
 
 
 def in_each_language(page: Page, screen: str, ready: str, problems: list[str]) -> None:
