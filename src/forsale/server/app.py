@@ -38,6 +38,7 @@ from ..rules import KNOBS, MAX_PLAYERS, MIN_PLAYERS, preset_rulesets
 from .errors import Refused
 from .http.apidocs import add_docs
 from .http.common import BODY_MODELS, client_host, client_net, lobby_of, rest_error
+from .http.cookies import post_refusal
 from .http.routes import accounts as routes_accounts
 from .http.routes import analysis as routes_analysis
 from .http.routes import cluster as routes_cluster
@@ -54,7 +55,6 @@ from .ops import gctuning as collector
 from .ops.badinput import BadInputLog
 from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
 from .ops.ratelimit import RateLimit
-from .people import sessions as session_store
 from .people import skill as ratings
 from .people.accounts import Accounts
 from .people.mailer import Mailer, SmtpSettings
@@ -119,7 +119,7 @@ class HttpLimits:
                 self.bad_input.note("too_large", f"{where(scope)}: Content-Length {value[:20]!r}")
                 return rest_error("too_large", TOO_LARGE, 413)
         # Before the rate limit: another site's page must not spend its visitor's POST budget.
-        forged = session_store.post_refusal(scope)
+        forged = post_refusal(scope)
         if forged is not None:
             self.bad_input.note(forged.code, f"{where(scope)}: {forged}")
             return rest_error(forged.code, str(forged), forged.status)

@@ -94,7 +94,7 @@ def body(model: type[BaseModel], required: bool = False) -> dict[str, Any]:
     """The JSON body an endpoint reads (with :func:`body_of`), for the OpenAPI schema.
 
     Every POST may also be refused before it reaches the endpoint, by the CSRF rule
-    (:func:`forsale.server.people.sessions.post_refusal`): 403 from another site's page, 415 for a body not sent as JSON.
+    (:func:`forsale.server.http.cookies.post_refusal`): 403 from another site's page, 415 for a body not sent as JSON.
     """
     if model not in BODY_MODELS:
         BODY_MODELS.append(model)
@@ -182,7 +182,7 @@ async def socket_account(conn: HTTPConnection, storage: Storage) -> Account | No
     site's ``Origin``: the browser attaches the cookie to any site's
     WebSocket, so the cookie may only count from this server's own pages.
     """
-    session_id = session_store.cookie_of(conn)  # type: ignore[arg-type]  # a Request or a WebSocket: both have cookies
+    session_id = session_store.cookie_of(conn)  # a Request or a WebSocket: both are Asking
     if session_id is None:
         return None
     if not session_store.same_origin(conn.headers, conn.url.scheme):

@@ -30,7 +30,6 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import Connection, insert, or_, select, text, update
 from sqlalchemy.exc import IntegrityError
-from starlette.requests import Request
 
 from ..errors import Refused
 from ..names import hidden, person_name_problem, skeleton
@@ -313,7 +312,7 @@ class Accounts:
         return await self.storage.run(_op_games(account_id, limit))
 
     # -- sessions ---------------------------------------------------------------------
-    async def current(self, request: Request, changing: bool = False) -> Account | None:
+    async def current(self, request: session_store.Asking, changing: bool = False) -> Account | None:
         """The account the request's session cookie signs in, if any.
 
         ``changing``: the request changes something, so a cookie it carries
@@ -328,13 +327,13 @@ class Accounts:
         found = await self.storage.run(session_rows.op_lookup(session_store.hash_session(session_id)))
         return None if found is None else Account(id=found[0], name=found[1])
 
-    async def required(self, request: Request, changing: bool = False) -> Account:
+    async def required(self, request: session_store.Asking, changing: bool = False) -> Account:
         account = await self.current(request, changing)
         if account is None:
             raise Refused("not_signed_in", "sign in first (POST /api/signin)", 401)
         return account
 
-    async def start_session(self, request: Request, account: Account) -> str:
+    async def start_session(self, request: session_store.Asking, account: Account) -> str:
         """A new session for ``account``, replacing the request's (so an id planted before sign-in is worth nothing)."""
         session_id, id_hash = session_store.new_session()
         old = session_store.cookie_of(request)
@@ -342,7 +341,7 @@ class Accounts:
         await self.storage.run(session_rows.op_start(account["id"], id_hash, session_store.SESSION_SECONDS, ended))
         return session_id
 
-    async def end_session(self, request: Request) -> None:
+    async def end_session(self, request: session_store.Asking) -> None:
         session_id = session_store.cookie_of(request)
         if session_id is not None:
             await self.storage.run(session_rows.op_end(session_store.hash_session(session_id)))

@@ -16,13 +16,9 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
+from typing import Protocol
 from urllib.parse import urlsplit
 
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.types import Scope
-
-from ..errors import Refused
 from ..tokens import hash_token
 
 COOKIE = "forsale_session"
@@ -31,6 +27,24 @@ SESSION_SECONDS = 30 * 24 * 3600
 SESSION_BYTES = 32
 MAX_COOKIE_CHARS = 100
 """A cookie longer than any id this module makes is not looked up."""
+
+
+class Scheme(Protocol):
+    @property
+    def scheme(self) -> str: ...
+
+
+class Asking(Protocol):
+    """What the session rules read of a request (Starlette's ``Request`` and ``WebSocket`` are ones): its
+    cookies, headers and scheme. The people's floor names no web framework; the cookie itself is set and
+    cleared by the transport (:mod:`forsale.server.http.cookies`)."""
+
+    @property
+    def cookies(self) -> Mapping[str, str]: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def url(self) -> Scheme: ...
 
 
 def hash_session(session_id: str) -> str:
@@ -44,27 +58,11 @@ def new_session() -> tuple[str, str]:
     return session_id, hash_session(session_id)
 
 
-def cookie_of(request: Request) -> str | None:
+def cookie_of(request: Asking) -> str | None:
     value = request.cookies.get(COOKIE)
     if not value or len(value) > MAX_COOKIE_CHARS:
         return None
     return value
-
-
-def set_cookie(response: Response, request: Request, session_id: str) -> None:
-    response.set_cookie(
-        COOKIE,
-        session_id,
-        max_age=SESSION_SECONDS,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
-
-
-def clear_cookie(response: Response, request: Request) -> None:
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https")
 
 
 _DEFAULT_PORTS = {"http": ":80", "https": ":443"}
@@ -109,47 +107,3 @@ def same_origin(headers: Mapping[str, str], scheme: str) -> bool:
     if referer is not None:
         return _names_host(referer, headers)
     return True
-
-
-JSON_TYPE = "application/json"
-CHECKED_HEADERS = frozenset({b"origin", b"sec-fetch-site", b"referer", b"content-type", b"host"})
-
-
-def post_refusal(scope: Scope) -> Refused | None:
-    """Why a ``POST`` is refused before any endpoint sees it (None: it may go on): the CSRF rule for every POST.
-
-    Every POST passes :func:`same_origin`, with or without the session cookie:
-    without one, another site's page could still sign its visitor in as the
-    attacker (login CSRF: ``/api/signin`` with the attacker's name) or act
-    from the visitor's address. And a body is JSON sent as
-    ``Content-Type: application/json``: a browser sends that type across
-    sites only after a CORS preflight, which this server never grants, so no
-    other site's form (``enctype="text/plain"`` carries a JSON-looking body)
-    or ``fetch`` can deliver a body at all. A POST with no body needs no
-    type. Clients that are no browser send neither ``Origin`` nor the other
-    headers, and pass as before with their JSON.
-    """
-    headers: dict[str, str] = {}
-    for name, value in scope["headers"]:
-        if name in CHECKED_HEADERS:
-            key = name.decode("latin-1")
-            if key in headers:  # two of them: which one a browser meant is anyone's guess
-                return Refused("bad_request", f"the {key} header is given twice")
-            headers[key] = value.decode("latin-1")
-    if not same_origin(headers, scope.get("scheme", "http")):
-        return Refused("cross_origin", "a POST must come from this server's own pages", 403)
-    kind = headers.get("content-type")
-    if kind is None:
-        if _has_body(scope):
-            return Refused("unsupported_media_type", f"a request body must be sent as Content-Type: {JSON_TYPE}", 415)
-        return None
-    if kind.split(";", 1)[0].strip().lower() != JSON_TYPE:
-        return Refused("unsupported_media_type", f"request bodies are JSON: Content-Type: {JSON_TYPE}", 415)
-    return None
-
-
-def _has_body(scope: Scope) -> bool:
-    for name, value in scope["headers"]:
-        if name == b"transfer-encoding" or (name == b"content-length" and value.strip() not in (b"", b"0")):
-            return True
-    return False

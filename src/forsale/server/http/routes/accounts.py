@@ -13,12 +13,12 @@ from fastapi.responses import JSONResponse
 from starlette.background import BackgroundTask
 
 from ...lobby.cluster import ClusterLobby
-from ...people import sessions as session_store
 from ...people.accounts import KEEP, Account
 from ...people.emails import op_shown
 from ...table.connections import Conn
 from ...table.seats import ENDED_BY, end_seat_tokens, tell
 from ..common import accounts_of, address, body, body_of, errors, lobby_of
+from ..cookies import clear_cookie, set_cookie
 from ..schemas import ChangePassword, Credentials, EmailBody, SignOut, TokenBody
 
 router = APIRouter()
@@ -40,7 +40,7 @@ async def ended(lobby: Any, unseated: list[Conn], account_id: str, why: str) -> 
 async def signed_in(request: Request, account: Account) -> JSONResponse:
     response = JSONResponse({"account": dict(account)})
     session_id = await accounts_of(request).start_session(request, account)
-    session_store.set_cookie(response, request, session_id)
+    set_cookie(response, request, session_id)
     return response
 
 
@@ -86,7 +86,7 @@ async def sign_out(request: Request) -> JSONResponse:
         response.background = BackgroundTask(ended, lobby_of(request), unseated, account["id"], "signed_out")
     else:
         await accounts.end_session(request)
-    session_store.clear_cookie(response, request)
+    clear_cookie(response, request)
     return response
 
 

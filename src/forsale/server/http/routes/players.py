@@ -14,7 +14,6 @@ from fastapi.responses import JSONResponse
 from ....rules import MAX_PLAYERS, MIN_PLAYERS
 from ...errors import Refused
 from ...names import DELETED_NAME
-from ...people import sessions as session_store
 from ...people.accounts import name_key, normal_name
 from ...people.profiles import op_account_profile, op_bot_profile, op_delete_account
 from ...people.skill import OVERALL, op_leaderboard
@@ -23,6 +22,7 @@ from ...table.connections import error
 from ...table.seats import ALREADY_SEATED
 from ...tokens import new_token
 from ..common import accounts_of, address, body, body_of, errors, lobby_of, table_of
+from ..cookies import clear_cookie
 from ..schemas import DeleteAccount, NoFields
 
 router = APIRouter()
@@ -134,5 +134,5 @@ async def delete_account(request: Request) -> JSONResponse:
             if seat.account_id == account["id"]:
                 seat.name = DELETED_NAME  # the tables in memory show what the database now holds
     response = JSONResponse({"account": None})
-    session_store.clear_cookie(response, request)
+    clear_cookie(response, request)
     return response
