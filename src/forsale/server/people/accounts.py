@@ -28,14 +28,12 @@ from typing import Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import Connection, insert, or_, select, text, update
-from sqlalchemy.exc import IntegrityError
 
 from ..errors import Refused
 from ..names import hidden, person_name_problem, skeleton
 from ..store import sessions as session_rows
-from ..store.database import Storage, seat_names
-from ..store.schema import accounts, games, seats
+from ..store.accounts import Conflict, op_create, op_find, op_games, op_set_password, op_taken
+from ..store.database import Storage
 from . import sessions as session_store
 
 NAME_MAX = 24
@@ -227,15 +225,13 @@ class Accounts:
                           {"Retry-After": str(seconds)})  # fmt: skip
         taken = Refused("name_taken", "that name is taken, or one that looks like it (names are compared as they "
                         "read: ignoring case, width and letters of other scripts drawn alike)", 409)  # fmt: skip
-        if await self.storage.run(_op_taken(name_key(name), skeleton(name))):
+        if await self.storage.run(op_taken(name_key(name), skeleton(name))):
             raise taken  # before hashing: a taken name must cost no argon2 work, however often it is tried
         account_id = secrets.token_urlsafe(12)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
         try:
-            created = await self.storage.run(
-                _op_create(account_id, name, name_key(name), password_hash, skeleton(name))
-            )
-        except IntegrityError:  # taken in the meantime
+            created = await self.storage.run(op_create(account_id, name, name_key(name), password_hash, skeleton(name)))
+        except Conflict:  # taken in the meantime
             raise taken from None
         if not created:  # a look-alike was taken in the meantime (the skeleton has no unique index)
             raise taken
@@ -244,7 +240,7 @@ class Accounts:
 
     async def sign_in(self, raw_name: str, raw_password: str, address: str) -> Account:
         key = name_key(raw_name)
-        row = await self.storage.run(_op_find(key)) if "\x00" not in key else None  # PostgreSQL text holds no NUL
+        row = await self.storage.run(op_find(key)) if "\x00" not in key else None  # PostgreSQL text holds no NUL
         if not await self._check(key, address, row[2] if row else None, unicodedata.normalize("NFKC", raw_password)):
             raise Refused("wrong_password", "no account has that name and password", 401)
         assert row is not None
@@ -253,11 +249,11 @@ class Accounts:
     async def change_password(self, account: Account, old: str, new: str, address: str) -> None:
         password = normal_password(new)
         key = name_key(account["name"])
-        row = await self.storage.run(_op_find(key))
+        row = await self.storage.run(op_find(key))
         if row is None or not await self._check(key, address, row[2], unicodedata.normalize("NFKC", old)):
             raise Refused("wrong_password", "the old password is not this account's", 403)
         password_hash = await asyncio.to_thread(HASHER.hash, password)
-        await self.storage.run(_op_set_password(account["id"], password_hash))
+        await self.storage.run(op_set_password(account["id"], password_hash))
         await self.end_all_sessions(account)
 
     async def end_all_sessions(self, account: Account) -> None:
@@ -297,19 +293,19 @@ class Accounts:
         problem = person_name_problem(requested)
         if problem is not None:
             raise Refused("bad_name", problem)
-        if await self.storage.run(_op_taken(name_key(requested), skeleton(requested))):
+        if await self.storage.run(op_taken(name_key(requested), skeleton(requested))):
             raise Refused("bad_name", "that name is an account's (or looks like one): sign in to play under it")
         return requested
 
     async def verify(self, account: Account, password: str, address: str) -> None:
         """``403 wrong_password`` unless ``password`` is the account's (limited as sign-in is)."""
         key = name_key(account["name"])
-        row = await self.storage.run(_op_find(key))
+        row = await self.storage.run(op_find(key))
         if row is None or not await self._check(key, address, row[2], unicodedata.normalize("NFKC", password)):
             raise Refused("wrong_password", "that is not this account's password", 403)
 
     async def games(self, account_id: str, limit: int = 200) -> list[dict[str, Any]]:
-        return await self.storage.run(_op_games(account_id, limit))
+        return await self.storage.run(op_games(account_id, limit))
 
     # -- sessions ---------------------------------------------------------------------
     async def current(self, request: session_store.Asking, changing: bool = False) -> Account | None:
@@ -345,94 +341,3 @@ class Accounts:
         session_id = session_store.cookie_of(request)
         if session_id is not None:
             await self.storage.run(session_rows.op_end(session_store.hash_session(session_id)))
-
-
-# -- storage operations ----------------------------------------------------------------
-NAMES_LOCK = 0x666F7273616C6E  # "forsaln": the PostgreSQL advisory lock that serialises new accounts' names
-"""Two sign-ups of look-alikes (``Paul``, ``PauI``) at once must not both pass the check: one node's writer thread
-runs one storage call at a time, and on PostgreSQL (a cluster's nodes) each creation takes this lock first."""
-
-
-def _op_create(account_id: str, name: str, key: str, password_hash: str, skel: str) -> Callable[[Connection], bool]:
-    """Create the account unless its name, or a look-alike, is taken (False then): checked and inserted in one
-    transaction, since a skeleton cannot have a unique index (an old database may hold two that collide)."""
-
-    def fn(conn: Connection) -> bool:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": NAMES_LOCK})
-        if _op_taken(key, skel)(conn):
-            return False
-        conn.execute(
-            insert(accounts).values(
-                id=account_id, name=name, name_key=key, password_hash=password_hash, created_at=time.time(),
-                name_skeleton=skel,
-            )
-        )  # fmt: skip
-        return True
-
-    return fn
-
-
-def _op_taken(key: str, skel: str) -> Callable[[Connection], bool]:
-    """Whether an account has this name, or one that reads the same (its skeleton)."""
-
-    def fn(conn: Connection) -> bool:
-        if "\x00" in key:  # PostgreSQL text holds no NUL, and no account's name does
-            return False
-        found = select(accounts.c.id).where(or_(accounts.c.name_key == key, accounts.c.name_skeleton == skel))
-        return conn.execute(found.limit(1)).first() is not None
-
-    return fn
-
-
-def _op_find(key: str) -> Callable[[Connection], tuple[str, str, str] | None]:
-    def fn(conn: Connection) -> tuple[str, str, str] | None:
-        row = conn.execute(
-            select(accounts.c.id, accounts.c.name, accounts.c.password_hash).where(accounts.c.name_key == key)
-        ).first()
-        return None if row is None else (row[0], row[1], row[2])
-
-    return fn
-
-
-def _op_set_password(account_id: str, password_hash: str) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        conn.execute(update(accounts).where(accounts.c.id == account_id).values(password_hash=password_hash))
-
-    return fn
-
-
-MY_GAME_COLUMNS = (games.c.id, games.c.name, games.c.status, games.c.players, games.c.result, seats.c.seat,
-                   games.c.created_at, games.c.finished_at)  # fmt: skip
-
-
-def _op_games(account_id: str, limit: int) -> Callable[[Connection], list[dict[str, Any]]]:
-    """The account's games, the latest first: in progress and finished alike."""
-
-    def fn(conn: Connection) -> list[dict[str, Any]]:
-        rows = conn.execute(
-            select(*MY_GAME_COLUMNS)
-            .join(seats, seats.c.game_id == games.c.id)
-            .where(seats.c.account_id == account_id)
-            .order_by(games.c.updated_at.desc())
-            .limit(limit)
-        ).mappings()
-        out = []
-        for row in rows.all():
-            result = row["result"] or {}
-            out.append(
-                {
-                    "id": row["id"],
-                    "name": row["name"],
-                    "status": row["status"],
-                    "players": row["players"],
-                    **seat_names(conn, row["id"]),
-                    "seat": row["seat"],
-                    "created_at": row["created_at"],
-                    "finished_at": row["finished_at"],
-                    "winners": result.get("winners"),
-                }
-            )
-        return out
-
-    return fn
