@@ -28,7 +28,7 @@ from starlette.testclient import TestClient
 from websockets.sync.client import connect
 
 from forsale.server import create_app
-from forsale.server.names import person_name_problem, reserved, skeleton
+from forsale.server.names import joined_name, person_name_problem, reserved, skeleton
 from forsale.server.store.database import normalize_url
 
 from .oldschema import create_old_database
@@ -141,6 +141,17 @@ def test_the_servers_own_names_are_nobodys(guest: httpx.Client, table: str, name
     assert refusal(guest.post("/api/signup", json={"name": name, "password": PASSWORD}))[0] == 400
 
 
+def test_a_maker_who_gives_no_name_goes_by_the_seats_player_name(guest: httpx.Client) -> None:
+    """Not "You", which the page would show to everybody else as somebody called You ("You passe..."): the
+    seat's own server-made name, which the page says in its language and as "you" to that person only."""
+    made = guest.post("/api/tables", json={"players": 3, "join": True})
+    assert made.status_code == 201, made.text
+    answer = made.json()
+    seat = answer["seat"]
+    assert answer["table"]["seats"][seat]["name"] == joined_name(seat) == f"Player {seat + 1}"
+    guest.post(f"/api/tables/{answer['table']['id']}/leave", json={"token": answer["token"]}).raise_for_status()
+
+
 def test_ordinary_names_are_not_taken_for_the_servers() -> None:
     ordinary = ("Abbot", "Robbie", "Seaton", "Player One Two", "Harding", "Ann", "Talbot", "Anh Tu", "Du Fu",
                 "Jean du Pont", "Placebo", "Tafelberg", "Accountant", "Platzhirsch")  # fmt: skip
@@ -149,7 +160,8 @@ def test_ordinary_names_are_not_taken_for_the_servers() -> None:
 
 TRANSLATED = ["Platz 2", "Place 3", "Posto 2", "Plaats 4", "hard (Bot)", "medium (bot)", "Anna (gegangen; Bot)",
               "Ann (parti ; robot)", "Ann (uscito; bot)", "Zuschauer", "Spectateur", "Spettatore", "Vous", "Du",
-              "Jij", "Tu", "Ann (you)", "Ann (du)", "Bot: Ann", "Bot : Ann", "Tisch 3", "Ann [Bot]"]  # fmt: skip
+              "Jij", "Tu", "Ann (you)", "Ann (du)", "Bot: Ann", "Bot : Ann", "Tisch 3", "Ann [Bot]", "Joueur 3",
+              "Spieler 2", "Giocatore 4", "Speler 5", "joueur supprimé", "gelöschter Spieler"]  # fmt: skip
 """The page shows the server's names in its reader's language: in every one of them they are nobody's."""
 SPELLED_APART = ["Seat2", "Seat #2", "SEAT-2", "hardbot", "hard-bot", "Rita account", "Rita (account)", "Ann Konto"]
 """Spaces, ``#`` and punctuation are no disguise; nor is a badge's word after a name."""

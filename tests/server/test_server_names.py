@@ -45,3 +45,13 @@ def test_the_page_knows_a_bot_by_its_name_options_aside() -> None:
     assert 'const base = bot.split(":")[0];' in FORMAT_JS and "name === base + BOT" in FORMAT_JS
     assert names.bot_name("hard:time=0.5") == "hard" + suffix == "hard bot"
     assert names.bot_name("medium") == "medium" + suffix
+
+
+@pytest.mark.parametrize("seat", range(6))
+def test_the_page_knows_a_player_who_gave_no_name_by_the_seat(seat: int) -> None:
+    assert names.joined_name(seat) == js_constant("PLAYER").strip('"') + str(seat + 1)
+    assert "name === PLAYER + (index + 1)" in FORMAT_JS
+
+
+def test_the_page_knows_a_deleted_account() -> None:
+    assert js_constant("DELETED").strip('"') == names.DELETED_NAME

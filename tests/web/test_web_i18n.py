@@ -40,6 +40,8 @@ FOURTEEN = {"fr": "14 000 $", "nl": "$ 14.000", "it": "14.000 $", "de": "14.000 
 # A short date as each locale writes it (Intl.DateTimeFormat, dateStyle "short").
 SHORT_DATES = {"fr": r"\d\d/\d\d/\d{4}", "nl": r"\d\d-\d\d-\d{4}", "it": r"\d\d/\d\d/\d\d", "de": r"\d\d\.\d\d\.\d\d"}
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+EXACT_FORM = re.compile(r"=\d+")
+"""A form for one number exactly (ICU's ``=8``), which i18n.js's ``t`` takes before the plural forms."""
 
 
 @cache
@@ -76,13 +78,20 @@ def test_every_catalogue_has_exactly_the_english_messages(code):
     for key, value in english.items():
         wanted = set().union(*(placeholders(text) for text in texts(value)))
         mine = theirs[key]
+        exact = {form for form in mine if EXACT_FORM.fullmatch(form)} if isinstance(mine, dict) else set()
+        if exact:  # "=8": the article a number takes by its sound ("l’8"), a form of any message
+            assert "other" in mine, f"{code} {key}: exact forms {sorted(exact)} need an 'other' form"
+            assert all(placeholders(mine[form]) == wanted for form in exact), f"{code} {key}: {mine}"
         if isinstance(value, dict):
             assert isinstance(mine, dict), f"{code} {key}: English has plural forms here"
-            assert set(mine) == PLURAL_FORMS[code], f"{code} {key}: forms {sorted(mine)}"
+            assert set(mine) - exact == PLURAL_FORMS[code], f"{code} {key}: forms {sorted(mine)}"
             for form, text in mine.items():
                 got = placeholders(text)
                 # The "one" form may say the number in words ("la carte", "un posto"): only it may drop {count}.
                 assert got == wanted or (form == "one" and got == wanted - {"count"}), f"{code} {key}[{form}]: {got}"
+        elif exact:
+            assert set(mine) == exact | {"other"}, f"{code} {key}: English has no plural forms here"
+            assert placeholders(mine["other"]) == wanted, f"{code} {key}: placeholders of {mine['other']!r}"
         else:
             assert isinstance(mine, str), f"{code} {key}: English has no plural forms here"
             assert placeholders(mine) == wanted, f"{code} {key}: placeholders {placeholders(mine)} != {wanted}"

@@ -235,10 +235,12 @@ _NUMBER = 7319  # a number no default name holds, to find where a default name's
 _DIGITS = "[0-9ol]+"  # a number's skeleton: 0 reads as O and 1 as l
 CATALOGUES = Path(__file__).resolve().parent.parent / "web" / "static" / "i18n"
 """The web page's catalogues (shipped in the package): the page shows the server's names in its language."""
-_EXACT_KEYS = ("seat.you", "chat.spectator", "lobby.soloName", "seat.badge.free")
-"""Page texts that stand for a whole name: "You" ("Du", "Vous"...), the spectator, a solo game, a free seat."""
-_NUMBERED_KEYS = ("seat.number", "table.name")
-"""Page texts with a number in them: "Seat {seat}" ("Platz {seat}", "Place {seat}"...), "Table {id}"."""
+_EXACT_KEYS = ("seat.you", "chat.spectator", "lobby.soloName", "seat.badge.free", "seat.deleted")
+"""Page texts that stand for a whole name: "You" ("Du", "Vous"...), the spectator, a solo game, a free seat, a
+deleted account ("joueur supprimé")."""
+_NUMBERED_KEYS = ("seat.number", "seat.player", "table.name")
+"""Page texts with a number in them: "Seat {seat}" ("Platz {seat}", "Place {seat}"...), "Player {seat}"
+("Joueur {seat}"), "Table {id}"."""
 _NAMED_KEYS = ("seat.bot", "seat.leftToBot", "seat.mine", "profile.botTitle", "lobby.botSeat")
 """Page texts around a name: "{name} bot" ("{name} (Bot)"), "{name} (left; bot)", "{name} (you)", "Bot: {name}"."""
 _BADGE_KEYS = ("seat.badge.account", "seat.badge.bot")
@@ -297,7 +299,8 @@ def open_seat_name(index: int) -> str:
 
 
 def joined_name(index: int) -> str:
-    """A person who sat down without giving a name (the web page always sends one)."""
+    """A person who sat down, or made a table and took its seat, without giving a name: a name of the seat's
+    own, which the page says in its language ("Joueur 2"), and as "You" to the person who sits there."""
     return f"Player {index + 1}"
 
 

@@ -22,7 +22,7 @@ from ...errors import ForSaleError
 from ...rules import Ruleset
 from ...state import Deal
 from ..errors import Refused
-from ..names import SOLO_NAME, bot_name, open_seat_name, table_name
+from ..names import SOLO_NAME, bot_name, joined_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
 from ..people.turnmail import TurnNotices
 from ..store.database import Fence, Storage, StoredGame, StoredSeat
@@ -285,7 +285,7 @@ class Lobby:
                 seats.append(StoredSeat(i, "bot", bot_name(spec), spec, None))
             elif body.join and i == humans[0]:
                 seat_token, seat_hash = new_token()
-                seats.append(StoredSeat(i, "human", body.player_name or "You", None, seat_hash, account_id))
+                seats.append(StoredSeat(i, "human", body.player_name or joined_name(i), None, seat_hash, account_id))
             else:
                 seats.append(StoredSeat(i, "open", open_seat_name(i), None, None))
         deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source

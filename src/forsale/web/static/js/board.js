@@ -66,7 +66,7 @@ function seatStatus(scene, s) {
   if (scene.phase === "auction") {
     if (!scene.active[s]) {
       const x = scene.taken.find((y) => y.seat === s);
-      return h("span.took", null, x ? (x.paid ? t("status.passedTookFor", { house: x.house, paid: k(x.paid) }) : t("status.passedTook", { house: x.house })) : t("status.passed"));
+      return h("span.took", null, x ? (x.paid ? t("status.passedTookFor", { house: x.house, count: x.house, paid: k(x.paid) }) : t("status.passedTook", { house: x.house, count: x.house })) : t("status.passed"));
     }
     const parts = [];
     if (scene.bids[s] > 0) parts.push(bidChip(scene.bids[s]));
@@ -210,7 +210,7 @@ function lastTakeText(scene) {
   return scene.lastTake
     .map((x) => {
       const you = x.seat === scene.me;
-      const params = { name: seatName(scene, x.seat), house: x.house, paid: k(x.paid) };
+      const params = { name: seatName(scene, x.seat), house: x.house, count: x.house, paid: k(x.paid) };
       return x.paid ? t(you ? "felt.took.youFor" : "felt.took.otherFor", params) : t(you ? "felt.took.you" : "felt.took.other", params);
     })
     .join(t("list.semicolon")); // French puts a narrow no-break space before ";"

@@ -36,7 +36,7 @@ export function h(tag, attrs, ...children) {
 }
 
 
-// The names the server gives what nobody named, in English (forsale.server.table.seats, whose test holds these
+// The names the server gives what nobody named, in English (forsale.server.names, whose test holds these
 // forms to it); the page says them in its own language, whatever language the table was made in. What a name is
 // comes with it: a seat's `kind` and `bot`, a table's `players`; a form is then one exact comparison, never a
 // pattern. (A person cannot take one of these names: the server refuses look-alikes, forsale.server.names.)
@@ -46,17 +46,26 @@ const BOT = " bot";
 const LEFT = " (left; bot)";
 const TABLE_OF = "Table of ";
 const SOLO = "Solo game";
+const PLAYER = "Player ";
+const DELETED = "deleted player";
+// What the server called a table's maker who gave no name, before it gave them a seat's PLAYER name: the
+// records of those games still hold it.
+const OLD_UNNAMED = "You";
 
-/** A seat's name as the page shows it: an open seat ("Seat 3"), a bot ("medium bot") and a person who left
- *  mid-game ("Ann (left; bot)") in the page's language. `bot`: the seat's bot spec, if a bot plays it;
- *  `open`: nobody sits there yet. */
-export function shownName(name, index, { bot = null, open = false } = {}) {
+/** A seat's name as the page shows it: an open seat ("Seat 3"), a bot ("medium bot"), a person who left
+ *  mid-game ("Ann (left; bot)"), one who gave no name ("Player 2"; "You" to that person, `mine`) and a deleted
+ *  account in the page's language. `bot`: the seat's bot spec, if a bot plays it; `open`: nobody sits there
+ *  yet; `mine`: the seat is the reader's own. */
+export function shownName(name, index, { bot = null, open = false, mine = false } = {}) {
   if (open || !name) return t("seat.number", { seat: index + 1 });
-  if (!bot) return name;
+  if (!bot) {
+    if (name === PLAYER + (index + 1) || name === OLD_UNNAMED) return mine ? t("seat.you") : t("seat.player", { seat: index + 1 });
+    return name === DELETED ? t("seat.deleted") : name;
+  }
   const base = bot.split(":")[0];
   // The level in the page's words too ("moyen (robot)", not "medium (robot)"); an unknown bot keeps its spec.
   if (name === base + BOT) return t("seat.bot", { name: has(`seat.botLevel.${base}`) ? t(`seat.botLevel.${base}`) : base });
-  return name.endsWith(LEFT) ? t("seat.leftToBot", { name: name.slice(0, -LEFT.length) }) : name;
+  return name.endsWith(LEFT) ? t("seat.leftToBot", { name: shownName(name.slice(0, -LEFT.length), index) }) : name;
 }
 
 /** A listed game's seat names (`names`, `bots`, `open` as the server lists them), shown and made distinct. */

@@ -71,7 +71,9 @@ function fill(text, params) {
 
 /**
  * The message `key` in the page's language with its `{placeholders}` filled in.
- * A plural message (an object of CLDR forms: one, other, ...) picks its form by `params.count`.
+ * A plural message (an object of CLDR forms: one, other, ...) picks its form by `params.count`. A form named
+ * `=N` (ICU's exact match) is taken first for a count of exactly N: a language that says a number's article
+ * by the number's sound says so there (Italian "l’8", "l’11", "l’1" but "il 3"), whatever its plural forms.
  */
 export function t(key, params = {}) {
   let message = messages[key];
@@ -79,7 +81,7 @@ export function t(key, params = {}) {
     console.error(`forsale i18n: no message ${key} in ${code}`);
     return key;
   }
-  if (typeof message === "object") message = message[plurals.select(Number(params.count))] ?? message.other;
+  if (typeof message === "object") message = message[`=${params.count}`] ?? message[plurals.select(Number(params.count))] ?? message.other;
   return fill(message, params);
 }
 

@@ -233,7 +233,8 @@ export function showProfile(ctx, rawName) {
         "section.panel",
         { id: "profile-head" },
         h("h2", { id: "profile-name" }, title),
-        player.since ? h("p.hint", null, t("profile.since", { date: dateTime(player.since) })) : null,
+        // The day of the month picks the article where a language says it by the number ("dall’8", "dal 9").
+        player.since ? h("p.hint", null, t("profile.since", { date: dateTime(player.since), count: new Date(player.since * 1000).getDate() })) : null,
         Object.keys(player.ratings || {}).length ? ratingsTable(player.ratings) : h("p.hint", null, t("profile.unrated")),
         history.length ? ratingPlot(history, t("profile.plot")) : null,
         countsTable(player.by_players || {}),

@@ -29,7 +29,7 @@ export function describe(ev, name, rounds) {
     case "sale":
       return {
         cls: "sale",
-        text: t("log.sales", { sales: ev.sales.map((s) => line("sale", "log.sold", s.seat, { house: s.house, money: money(s.cheque) }).text).join(t("list.semicolon")) }),
+        text: t("log.sales", { sales: ev.sales.map((s) => line("sale", "log.sold", s.seat, { house: s.house, count: s.house, money: money(s.cheque) }).text).join(t("list.semicolon")) }),
       };
     case "end":
       return { cls: "end", text: t("log.end", { scores: ev.scores.map((sc, s) => t("log.score", { name: name(s), score: k(sc) })).join(", ") }) };

@@ -42,7 +42,7 @@ import {
  * @returns {string[]}
  */
 export function names(m) {
-  return distinctNames(seatsOf(m).map((seat, s) => shownName(seat ? seat.name : "", s, { bot: seat?.bot, open: seat?.kind === "open" })));
+  return distinctNames(seatsOf(m).map((seat, s) => shownName(seat ? seat.name : "", s, { bot: seat?.bot, open: seat?.kind === "open", mine: s === m.seat })));
 }
 
 /** @param {TableModel} m */
@@ -90,7 +90,7 @@ function auctionActions(m, ui, sc) {
   const lowest = v.table[0];
   const myBid = v.bids[seat];
   const refund = myBid - costOfPass(v, myBid);
-  const passText = myBid ? t("act.passPaid", { house: lowest, paid: k(costOfPass(v, myBid)), back: k(refund) }) : t("act.passFree", { house: lowest });
+  const passText = myBid ? t("act.passPaid", { house: lowest, count: lowest, paid: k(costOfPass(v, myBid)), back: k(refund) }) : t("act.passFree", { house: lowest, count: lowest });
   if (!v.active[seat]) return h("div.actions", null, h("span.note", null, t("act.passedWait")));
   if (!myTurn) {
     return h("div.actions", null, h("span.note.waiting-dots", null, t("act.waitingFor", { name: seatName(sc, v.turn) })));
