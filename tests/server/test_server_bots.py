@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from forsale.bots.registry import PLAYER_BOTS
+from forsale.bots.registry import PLAYER_BOTS, research_bot
 from forsale.server import create_app
 from forsale.server.ops.botrunner import MAX_SAMPLES
 
@@ -141,11 +141,21 @@ def test_the_bot_list_offers_the_bots_that_can_play_here(client: TestClient) -> 
         assert 201 in seated, name
 
 
+def test_the_bot_list_says_which_bots_are_peoples_and_which_research(client: TestClient) -> None:
+    """The page's menus come from here: people's levels first in the registry's order, research bots apart."""
+    listed = client.get("/api/bots").json()
+    assert listed["players"][: len(PLAYER_BOTS)] == list(PLAYER_BOTS)
+    assert {"hard-v1", "ppo", "expert"} <= set(listed["research"])
+    assert sorted(listed["players"] + listed["research"]) == listed["names"]
+    assert all(research_bot(name) for name in listed["research"])
+
+
 def test_a_public_server_offers_peoples_levels_only_and_refuses_a_research_bot_in_words(tmp_path: Path) -> None:
     """Without ``research_bots`` the list holds people's levels, and a seat for a research bot is refused by name."""
     with TestClient(create_app(f"sqlite:///{tmp_path / 'public.sqlite3'}")) as client:
         listed = client.get("/api/bots").json()
         assert listed["names"] == sorted(PLAYER_BOTS) and set(listed["bots"]) == set(PLAYER_BOTS)
+        assert listed["players"] == list(PLAYER_BOTS) and listed["research"] == []  # the page's menus, in order
         assert listed["default"] in listed["names"]
         for spec in ("hard-v1", "expert", "value:seed=1", "ppo"):
             for path, body in (

@@ -174,6 +174,11 @@ def test_the_bot_menu_offers_levels_described_for_players_and_research_bots_only
     assert values == ["easy", "medium", "hard", "random"]  # folded until asked for
     page.check("#show-research")
     page.wait_for_selector("#solo-bot optgroup option[value=hard-v1]", state="attached")
+    # The page keeps no list of its own: the server's research bots are the folded group, its bots for people
+    # the menu's head (the bots' registry says which is which).
+    listed = httpx.get(f"{research.base}/api/bots").json()
+    assert page.eval_on_selector_all("#solo-bot optgroup option", "os => os.map(o => o.value)") == listed["research"]
+    assert page.eval_on_selector_all("#solo-bot > option", "os => os.map(o => o.value)") == listed["players"]
     assert page.locator("#friends-seat-1 option[value=value]").count() == 1
     page.select_option("#solo-bot", "value")
     expect(page.locator("#solo-bot-about")).to_have_text("")  # the server's English note is not shown in French

@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .. import PRESETS, Ruleset, __version__
 from ..bots import agent_names, describe_agents
 from ..bots.analysis import DEFAULT_BUDGET as DEFAULT_ANALYSIS_BUDGET
-from ..bots.registry import research_bot
+from ..bots.registry import PLAYER_BOTS, research_bot
 from ..rules import KNOBS, MAX_PLAYERS, MIN_PLAYERS, preset_rulesets
 from .errors import Refused
 from .http.apidocs import add_docs
@@ -401,6 +401,13 @@ def create_app(
         if research_bots or not research_bot(name)
     )
 
+    # The page's bot menus read these, so the levels and which bots are research bots are said here only:
+    # people's levels in their registry order (easy to hard), then any other bot meant to be played (a
+    # --bot-module's); the research bots apart, which the page offers only when asked for.
+    research = [name for name in playable if research_bot(name)]
+    offered = [name for name in PLAYER_BOTS if name in playable]
+    offered += [name for name in playable if name not in offered and name not in research]
+
     @app.get("/api/bots")
     async def bots() -> dict[str, Any]:
         described = describe_agents()
@@ -408,6 +415,8 @@ def create_app(
             "bots": {name: described[name] for name in playable},
             "default": default_bot(),
             "names": playable,
+            "players": offered,
+            "research": research,
             "max_time": max_bot_time,
         }
 

@@ -51,9 +51,6 @@ function clockFields(value) {
   return { time_limit: value ? Number(value) : null };
 }
 
-/** The levels people are offered; every other bot the server plays (hard-v1, ppo, the baselines) is a research bot. */
-const PEOPLES_BOTS = ["easy", "medium", "hard", "random"];
-
 /** How many of this browser's latest tables the lobby looks up for its finished games. */
 const OWN_TABLES = 15;
 /** This browser's finished games as the finished list shows them, by table id: a finished game is asked for once. */
@@ -103,12 +100,15 @@ function botAbout(name, described) {
   return described[name] && language() === "en" ? described[name] : "";
 }
 
-/** A bot menu's options: people's levels first, research bots in their own group when asked for. */
-function botChoices(names, research, label) {
-  const people = PEOPLES_BOTS.filter((n) => names.includes(n)).map((n) => h("option", { value: n }, label(n)));
-  const others = names.filter((n) => !PEOPLES_BOTS.includes(n));
-  if (!research || !others.length) return people;
-  return [...people, h("optgroup", { label: t("lobby.researchGroup") }, others.map((n) => h("option", { value: n }, label(n))))];
+/**
+ * A bot menu's options: the bots for people (`offered`, people's levels first), then the research bots in their
+ * own group when asked for. Both lists are the server's (`/api/bots`' `players` and `research`): which bots are
+ * people's levels is said in the bots' registry only.
+ */
+function botChoices(offered, researchBots, research, label) {
+  const people = offered.map((n) => h("option", { value: n }, label(n)));
+  if (!research || !researchBots.length) return people;
+  return [...people, h("optgroup", { label: t("lobby.researchGroup") }, researchBots.map((n) => h("option", { value: n }, label(n))))];
 }
 
 /** A listed table's rules in words: a preset's name, or "custom rules". */
@@ -142,7 +142,8 @@ export function showLobby(ctx) {
   const botAboutLine = h("p.hint.bot-about", { id: "solo-bot-about", "aria-live": "polite" });
   strength.setAttribute("aria-describedby", "solo-bot-about");
   let described = {};
-  let botNames = [];
+  let offered = []; // the server's bots for people, then its research bots (docs/protocol.md, GET /api/bots)
+  let researchBots = [];
   const showAbout = () => (botAboutLine.textContent = botAbout(strength.value, described));
   strength.addEventListener("change", () => {
     strengthPicked = true;
@@ -437,11 +438,10 @@ export function showLobby(ctx) {
 
   /** The bot menus (solo strength, friends' seats) from the server's list: research bots only when asked for. */
   const drawBots = (want) => {
-    const shown = (n) => PEOPLES_BOTS.includes(n) || research.checked;
-    strength.replaceChildren(...botChoices(botNames, research.checked, botName));
-    strength.value = botNames.includes(want) && shown(want) ? want : PEOPLES_BOTS.find((n) => botNames.includes(n)) || botNames[0];
+    const seatBots = [...offered, ...(research.checked ? researchBots : [])];
+    strength.replaceChildren(...botChoices(offered, researchBots, research.checked, botName));
+    strength.value = seatBots.includes(want) ? want : seatBots[0];
     showAbout();
-    const seatBots = [...PEOPLES_BOTS.filter((n) => botNames.includes(n)), ...botNames.filter((n) => !PEOPLES_BOTS.includes(n) && research.checked)];
     botOptions = seatBots.map((v) => [v, botName(v)]); // "Bot : moyen"
     drawSeats();
   };
@@ -454,12 +454,13 @@ export function showLobby(ctx) {
     .bots()
     .then((res) => {
       if (!alive) return;
-      botNames = res.names || [];
+      offered = res.players || [];
+      researchBots = res.research || [];
       described = res.bots && typeof res.bots === "object" ? res.bots : {};
-      researchLabel.hidden = botNames.every((n) => PEOPLES_BOTS.includes(n));
-      if (!botNames.length) return;
-      const want = strengthPicked ? strength.value : prefs.bot || res.default || botNames[0];
-      if (!PEOPLES_BOTS.includes(want) && botNames.includes(want)) research.checked = true; // a research bot chosen before
+      researchLabel.hidden = !researchBots.length;
+      if (!offered.length && !researchBots.length) return;
+      const want = strengthPicked ? strength.value : prefs.bot || res.default || offered[0];
+      if (researchBots.includes(want)) research.checked = true; // a research bot chosen before
       drawBots(want);
     })
     .catch(() => {});
