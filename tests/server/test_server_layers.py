@@ -44,7 +44,6 @@ that close a circle within a floor."""
 SQL_NOT_YET = frozenset(
     {
         "lobby.cluster",
-        "people.emails",
         "people.profiles",
         "people.skill",
     }

@@ -29,15 +29,13 @@ import gettext
 import logging
 import math
 import time
-from collections.abc import Callable
 from typing import Any
-
-from sqlalchemy import Connection, delete, func, insert, select, text, update
 
 from ...catalogues import translation
 from ..errors import Refused
-from ..store.database import Storage
-from ..store.schema import accounts, mails
+from ..store import emails as rows
+from ..store.database import Op, Storage
+from ..store.emails import Limit
 from ..tokens import hash_token, new_token
 from .mailer import Mailer
 
@@ -55,10 +53,6 @@ tags, aliases or catch-alls reach together, whatever the per-address count sees.
 TURNS_PER_ADDRESS = 12
 """"Your turn" messages one address may be sent an hour (a few tables over days, and no flood)."""
 DAY, HOUR = 86400.0, 3600.0
-MAILS_LOCK = 0x666F7273616C6D  # "forsalm": the PostgreSQL advisory lock that serialises the mail counts
-"""On PostgreSQL (a cluster's nodes each have their own writer thread), every check-and-count of a limit takes
-this transaction-level advisory lock first, so two nodes cannot both pass a check before either counts.
-Mail is rare: one lock for all of it costs nothing, and one lock cannot deadlock with another."""
 
 
 def address_key(email: str) -> str:
@@ -118,7 +112,7 @@ class Addresses:
         from .accounts import KEEP
 
         now = time.time()
-        current = await self.storage.run(_op_state(account["id"]))
+        current = await self.storage.run(rows.op_state(account["id"]))
         same = email is not None and current is not None and current["email"] == email
         if email is None or (same and current is not None and current["email_confirmed_at"] is not None):
             return await self.storage.run(_op_store(account["id"], email, language, keep_confirmation=same))
@@ -154,7 +148,7 @@ class Addresses:
 
     async def confirm(self, token: str) -> dict[str, Any]:
         """Confirm the address whose link carried ``token``; ``404 bad_confirmation`` for a wrong or old one."""
-        found = await self.storage.run(_op_confirm(hash_token(token), time.time()))
+        found = await self.storage.run(rows.op_confirm(hash_token(token), time.time()))
         if found is None:
             raise Refused(  # 404: no link of the server's has this token (any more)
                 "bad_confirmation", "this confirmation link is not valid (used already, replaced, or too old)", 404
@@ -170,31 +164,13 @@ class Addresses:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-# -- storage operations ------------------------------------------------------------------------
-_STATE = (accounts.c.email, accounts.c.language, accounts.c.email_confirmed_at)
-_CURRENT = (*_STATE, accounts.c.email_token_expires)
-
-
-def _shown(row: Any) -> dict[str, Any]:
-    return {"email": row.email, "language": row.language, "email_confirmed": row.email_confirmed_at is not None}
-
-
-def _op_state(account_id: str) -> Callable[[Connection], dict[str, Any] | None]:
-    def fn(conn: Connection) -> dict[str, Any] | None:
-        row = conn.execute(select(*_CURRENT).where(accounts.c.id == account_id)).first()
-        return None if row is None else dict(row._mapping)
-
-    return fn
-
-
-def op_shown(account_id: str) -> Callable[[Connection], dict[str, Any]]:
-    """What ``/api/me`` shows of the account's address: it, its language, and whether it is confirmed."""
-
-    def fn(conn: Connection) -> dict[str, Any]:
-        row = conn.execute(select(*_STATE).where(accounts.c.id == account_id)).first()
-        return {"email": None, "language": None, "email_confirmed": False} if row is None else _shown(row)
-
-    return fn
+# -- the rules, as the storage's operations ---------------------------------------------------------
+CONFIRM_LIMITS: tuple[Limit, ...] = (
+    ("address", CONFIRMS_PER_ADDRESS, DAY),
+    ("account", CONFIRMS_PER_ACCOUNT, DAY),
+    ("domain", CONFIRMS_PER_DOMAIN, HOUR),
+)
+"""The limits a confirmation message is held to, as :func:`forsale.server.store.emails.op_claim` counts them."""
 
 
 def _op_store(
@@ -205,7 +181,8 @@ def _op_store(
     keep_confirmation: bool = False,
     token_hash: str | None = None,
     expires: float | None = None,
-) -> Callable[[Connection], dict[str, Any]]:
+) -> Op[dict[str, Any]]:
+    """Store an address (a new one unconfirmed, with its link's token hash), and read back what is shown."""
     from .accounts import KEEP
 
     values: dict[str, Any] = {"email": email}
@@ -213,96 +190,13 @@ def _op_store(
         values["language"] = language
     if not keep_confirmation:
         values.update(email_confirmed_at=None, email_token_hash=token_hash, email_token_expires=expires)
-
-    def fn(conn: Connection) -> dict[str, Any]:
-        conn.execute(update(accounts).where(accounts.c.id == account_id).values(**values))
-        return op_shown(account_id)(conn)
-
-    return fn
+    return rows.op_store(account_id, values)
 
 
-def _count(conn: Connection, since: float, *where: Any) -> tuple[int, float | None]:
-    row = conn.execute(select(func.count(), func.min(mails.c.at)).where(mails.c.at > since, *where)).first()
-    return (int(row[0]), row[1]) if row is not None else (0, None)
+def _op_claim(key: str, account_id: str, now: float, *, count: bool) -> Op[float]:
+    """Seconds until one more confirmation message may go to ``key`` for ``account_id`` (0: now, and counted)."""
+    return rows.op_claim(key, domain_of(key), account_id, now, CONFIRM_LIMITS, count=count)
 
 
-def _lock(conn: Connection) -> None:
-    """Serialise the mail counts across a cluster's nodes (one node's writer thread serialises its own)."""
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MAILS_LOCK})
-
-
-def _op_claim(key: str, account_id: str, now: float, *, count: bool) -> Callable[[Connection], float]:
-    """Seconds until one more confirmation message may go to ``key`` for ``account_id`` (0: now, and counted).
-
-    The check and the count are one transaction, so no two requests both take the last message of a limit.
-    """
-
-    def fn(conn: Connection) -> float:
-        _lock(conn)
-        wait = 0.0
-        domain = mails.c.address.endswith("@" + domain_of(key), autoescape=True)
-        for where, limit, span in (((mails.c.address == key,), CONFIRMS_PER_ADDRESS, DAY),
-                                   ((mails.c.account_id == account_id,), CONFIRMS_PER_ACCOUNT, DAY),
-                                   ((domain,), CONFIRMS_PER_DOMAIN, HOUR)):  # fmt: skip
-            sent, oldest = _count(conn, now - span, mails.c.kind == "confirm", *where)
-            if sent >= limit and oldest is not None:
-                wait = max(wait, oldest + span - now)
-        if wait == 0 and count:
-            _op_sent(key, "confirm", account_id, now)(conn)
-        return wait
-
-    return fn
-
-
-def _op_sent(key: str, kind: str, account_id: str | None, now: float) -> Callable[[Connection], None]:
-    def fn(conn: Connection) -> None:
-        conn.execute(delete(mails).where(mails.c.at < now - DAY))  # older counts for no limit: the table stays small
-        conn.execute(insert(mails).values(address=key, kind=kind, account_id=account_id, at=now))
-
-    return fn
-
-
-def _op_turn_allowed(key: str, now: float) -> Callable[[Connection], bool]:
-    def fn(conn: Connection) -> bool:
-        _lock(conn)
-        sent, _ = _count(conn, now - HOUR, mails.c.kind == "turn", mails.c.address == key)
-        if sent >= TURNS_PER_ADDRESS:
-            return False
-        _op_sent(key, "turn", None, now)(conn)
-        return True
-
-    return fn
-
-
-def _op_confirm(token_hash: str, now: float) -> Callable[[Connection], dict[str, Any] | None]:
-    def fn(conn: Connection) -> dict[str, Any] | None:
-        row = conn.execute(
-            select(accounts.c.id, accounts.c.email_token_expires).where(accounts.c.email_token_hash == token_hash)
-        ).first()
-        if row is None or row.email_token_expires is None or row.email_token_expires < now:
-            return None
-        conn.execute(
-            update(accounts)
-            .where(accounts.c.id == row.id)
-            .values(email_confirmed_at=now, email_token_hash=None, email_token_expires=None)
-        )
-        return op_shown(row.id)(conn)
-
-    return fn
-
-
-def op_confirmed(account_ids: list[str]) -> Callable[[Connection], dict[str, tuple[str, str | None]]]:
-    """The confirmed addresses (and languages) of those of ``account_ids`` that have one: turn emails go there."""
-
-    def fn(conn: Connection) -> dict[str, tuple[str, str | None]]:
-        rows = conn.execute(
-            select(accounts.c.id, accounts.c.email, accounts.c.language).where(
-                accounts.c.id.in_(account_ids),
-                accounts.c.email.is_not(None),
-                accounts.c.email_confirmed_at.is_not(None),
-            )
-        )
-        return {row.id: (row.email, row.language) for row in rows}
-
-    return fn
+def _op_turn_allowed(key: str, now: float) -> Op[bool]:
+    return rows.op_turn_allowed(key, now, TURNS_PER_ADDRESS, HOUR)

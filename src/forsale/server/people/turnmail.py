@@ -34,7 +34,8 @@ from typing import Any, Protocol
 
 from ...catalogues import translation
 from ..store.database import Storage
-from .emails import Addresses, op_confirmed
+from ..store.emails import op_confirmed
+from .emails import Addresses
 from .mailer import Mailer
 
 log = logging.getLogger("forsale.server")

@@ -14,7 +14,7 @@ from starlette.background import BackgroundTask
 
 from ...lobby.cluster import ClusterLobby
 from ...people.accounts import KEEP, Account
-from ...people.emails import op_shown
+from ...store.emails import op_shown
 from ...table.connections import Conn
 from ...table.seats import ENDED_BY, end_seat_tokens, tell
 from ..common import accounts_of, address, body, body_of, errors, lobby_of
