@@ -69,14 +69,17 @@ def check_links_into_the_replay(page, table_id: str, costly: list, total: int) -
     replay at that move.
     """
     links = page.eval_on_selector_all("#mistakes a.replay-move", "as => as.map(a => a.getAttribute('href'))")
-    assert links == [f"#/replay/{table_id}?step={d.move}" for d in costly]
+    assert links == [f"#/replay/{table_id}?step={d.move}&seat={d.seat}" for d in costly]
     if not costly:
         return
     entries = page.evaluate("() => history.length")
     page.locator("#mistakes a.replay-move").last.click()
     expect(page.locator("#replay-step")).to_have_text(f"move {costly[-1].move} of {total}")
     moved = page.evaluate("() => [location.hash, history.length]")
-    assert moved == [f"#/replay/{table_id}?step={costly[-1].move}", entries]
+    assert moved == [f"#/replay/{table_id}?step={costly[-1].move}&seat={costly[-1].seat}", entries]
+    # The decision is marked: its seat outlined, a line naming it (tests/web/test_web_replay.py has the words).
+    expect(page.locator("#replay-decision")).to_be_visible()
+    assert page.eval_on_selector_all(".seat.decision", "els => els.map(e => +e.dataset.seat)") == [costly[-1].seat]
     top = page.evaluate("() => document.querySelector('.replay-controls').getBoundingClientRect().top")
     assert 0 <= top < page.viewport_size["height"] / 2, top  # the controls are at the top of the window
 
@@ -85,6 +88,7 @@ def check_links_into_the_replay(page, table_id: str, costly: list, total: int) -
     page.locator("#mistakes a.replay-move").first.click()
     expect(page.locator("#replay-step")).to_have_text(f"move {costly[0].move} of {total}")
     assert page.input_value("#replay-slider") == str(costly[0].move)
+    assert page.eval_on_selector_all(".seat.decision", "els => els.map(e => +e.dataset.seat)") == [costly[0].seat]
 
 
 def test_the_end_screen_and_the_replay_show_the_analysis_of_the_game(server, new_page, player, start_solo, shoot):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from forsale import from_record, new_game
@@ -146,3 +148,61 @@ def test_replay_of_a_record_file_folds_like_the_engine(new_page, tmp_path):
         if "winner" in (rows.nth(i).get_attribute("class") or "")
     )
     assert winners == game.winners()
+
+
+LOCALES = {"en": "en-US", "fr": "fr-FR", "nl": "nl-NL", "it": "it-IT", "de": "de-DE"}
+CATALOGUES = Path(__file__).resolve().parents[2] / "src" / "forsale" / "web" / "static" / "i18n"
+
+
+def said(code: str, key: str, **params: object) -> str:
+    """A catalogue's message with its placeholders filled (small numbers read the same in every language)."""
+    text = json.loads((CATALOGUES / f"{code}.json").read_text(encoding="utf-8"))[key]
+    return re.sub(r"\{(\w+)\}", lambda m: str(params[m.group(1)]), text)
+
+
+def action_said(code: str, move: dict, seat: int) -> str:
+    """The move ``seat`` is about to make, in the analysis's words in ``code``."""
+    if "sell" in move:
+        return said(code, "analysis.action.sell", house=move["sell"][seat])
+    if move.get("pass"):
+        return said(code, "analysis.action.pass")
+    return said(code, "analysis.action.bid", amount=said(code, "money.k", n=move["bid"]))
+
+
+@pytest.mark.parametrize("code", list(LOCALES))
+def test_a_replay_opened_at_a_decision_marks_whose_it_is_and_the_move(new_page, shoot, web_server, code):
+    """The analysis's "See this moment in the replay" opens it at ``?step=k&seat=s``: seat s is outlined and a line
+    names it and the move it is about to make, in the page's language, at that moment only; at a sale round (every
+    seat chooses at once) the seat is the one the link is for."""
+    table_id = finished_bot_game(web_server, players=3)
+    record = httpx.get(f"{web_server}/api/tables/{table_id}/record").json()
+    moves = record["moves"]
+    bid = next(k for k, m in enumerate(moves) if "bid" in m)
+    sale = next(k for k, m in enumerate(moves) if "sell" in m)
+    phone = code in ("en", "fr")
+    page = new_page(locale=LOCALES[code], **({"width": 390, "height": 844} if phone else {}))
+    for step, seat in ((bid, moves[bid]["seat"]), (sale, 2)):
+        page.goto(f"/#/replay/{table_id}?step={step}&seat={seat}")
+        page.wait_for_selector("#replay-stage .seat")
+        note = page.locator("#replay-decision")
+        expect(note).to_be_visible()
+        name = page.locator(f".seat[data-seat='{seat}'] .nm").inner_text()
+        assert note.inner_text() == said(
+            code, "replay.decision", name=name, action=action_said(code, moves[step], seat)
+        )
+        assert page.eval_on_selector_all(".seat.decision", "els => els.map(e => +e.dataset.seat)") == [seat]
+        outline = page.eval_on_selector(".seat.decision", "e => getComputedStyle(e).outlineStyle")
+        assert outline == "dashed"
+        houses = page.eval_on_selector_all(".seat .card.decision", "els => els.map(e => +e.dataset.house)")
+        assert houses == ([moves[step]["sell"][seat]] if step == sale else [])  # the house about to be sold
+        if phone:
+            shoot(page, f"replay-decision-{'auction' if step == bid else 'sale'}-{code}-phone")
+        page.keyboard.press("ArrowRight")  # a move on: another moment, nothing marked
+        expect(note).to_be_hidden()
+        assert page.locator(".seat.decision").count() == 0
+        page.keyboard.press("ArrowLeft")  # back at the decision: marked again
+        expect(note).to_be_visible()
+        assert page.locator(".seat.decision").count() == 1
+    if code in ("en", "fr"):
+        page.set_viewport_size({"width": 1280, "height": 800})
+        shoot(page, f"replay-decision-sale-{code}-laptop")

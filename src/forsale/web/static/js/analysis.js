@@ -169,11 +169,12 @@ function roundName(d) {
 }
 
 /**
- * The replay of table `tableId` at the moment of a decision: the table as it was before move `move` (a step of the
- * replay is the state after that many moves), so the reader sees what the seat saw when it chose.
+ * The replay of table `tableId` at the moment of `seat`'s decision: the table as it was before move `move` (a step
+ * of the replay is the state after that many moves), so the reader sees what the seat saw when it chose; the
+ * replay marks the seat and the move it made.
  */
-export function replayHref(tableId, move) {
-  return `#/replay/${encodeURIComponent(tableId)}?step=${move}`;
+export function replayHref(tableId, move, seat) {
+  return `#/replay/${encodeURIComponent(tableId)}?step=${move}&seat=${seat}`;
 }
 
 /**
@@ -206,7 +207,7 @@ export function mistakesList(all, tableId) {
         ),
         " ",
         // Every item's link has the same words: the decision it is for is its description.
-        h("a.replay-move", { href: replayHref(tableId, d.move), dataset: { step: d.move }, "aria-describedby": textId }, t("analysis.seeMove")),
+        h("a.replay-move", { href: replayHref(tableId, d.move, d.seat), dataset: { step: d.move, seat: d.seat }, "aria-describedby": textId }, t("analysis.seeMove")),
       );
     }),
   );

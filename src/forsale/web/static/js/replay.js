@@ -5,7 +5,7 @@
 // (`GET /api/tables/{id}/replay`); a record file opened from disk is folded
 // here from its deal and moves (ledger.js). Everything is public once a game
 // is over, so every seat's coins and hand are shown.
-import { analysisPanel } from "./analysis.js";
+import { actionText, analysisPanel } from "./analysis.js";
 import { api, seats } from "./api.js";
 import { felt, resultsTable, sceneFromView, seatsRow } from "./board.js";
 import { distinctNames, h, shownName } from "./format.js";
@@ -17,6 +17,15 @@ import { describe } from "./story.js";
 const SVG = "http://www.w3.org/2000/svg";
 /** Auto-play's pace: a move a second, about a table's pace, slow enough to read the caption. */
 const PLAY_MS = 1000;
+
+/**
+ * The decision of `seat` at `move` (a record's move: a bid or pass of one seat, or a sale round's houses) as the
+ * analysis words actions: what that seat is about to do.
+ */
+function decisionAction(move, seat) {
+  if (move.sell) return { sell: move.sell[seat] };
+  return move.pass ? { pass: true } : { bid: move.bid };
+}
 
 /**
  * Play's triangle or pause's two bars, drawn: the media symbols (⏵ ⏸) are missing from common fonts (Debian's
@@ -67,6 +76,12 @@ export function showReplay(ctx, id) {
     // "?step=k" opens the replay at move k (the analysis's costliest decisions link there); the end otherwise.
     const asked = Number(ctx.params.get("step"));
     let step = ctx.params.has("step") && Number.isInteger(asked) ? Math.max(0, Math.min(total, asked)) : total;
+    // "&seat=s" beside it: the costly decision the analysis linked, seat s's at that move, marked while the replay
+    // stands there (the seat outlined, a line naming it and the move about to be made), so the reader who came
+    // to see it knows which one it is, at a sale round too, where every seat chooses at once.
+    let decision = null;
+    const decidingAt = (at, seat) => (Number.isInteger(seat) && seat >= 0 && seat < setup.n && at < total ? { step: at, seat } : null);
+    if (ctx.params.has("step") && ctx.params.has("seat")) decision = decidingAt(step, Number(ctx.params.get("seat")));
     let lastShown = -1;
 
     // The step at which each round begins, for "jump to round".
@@ -158,16 +173,19 @@ export function showReplay(ctx, id) {
       if (!link) return;
       event.preventDefault();
       history.replaceState(null, "", link.getAttribute("href"));
+      decision = decidingAt(Number(link.dataset.step), Number(link.dataset.seat));
       jump(Number(link.dataset.step));
       controls.scrollIntoView({ block: "start" });
     });
     const caption = h("p.caption.panel", { id: "replay-caption", "aria-live": "polite" });
+    const decisionNote = h("p.decision-note.panel", { id: "replay-decision", hidden: true });
     const record_link = id && id !== "file" ? h("a.btn", { href: api.recordUrl(id), download: `forsale-${id}.json` }, t("end.download")) : null;
     root.replaceChildren(
       h("div.panel", null, h("h2", null, t("replay.title", { names: names.join(", ") })), h("div.end-actions", { style: "justify-content:flex-start" }, record_link, h("a.btn.quiet", { href: "#/" }, t("replay.lobby")))),
       controls,
       roundsNav,
       caption,
+      decisionNote,
       stage,
     );
     ctx.app.replaceChildren(root);
@@ -197,6 +215,15 @@ export function showReplay(ctx, id) {
         extra = h("div.end", null, h("p.verdict", { id: "verdict" }, explainResult(sc.scores, sc.coins, names)), resultsTable(sc, win), analysis);
       }
       stage.replaceChildren(seatsRow(sc), felt(sc, extra));
+      const deciding = decision && decision.step === step ? decision.seat : null;
+      decisionNote.hidden = deciding === null;
+      if (deciding !== null) {
+        decisionNote.textContent = t("replay.decision", { name: names[deciding], action: actionText(decisionAction(setup.moves[step], deciding)) });
+        const seatEl = stage.querySelector(`.seat[data-seat="${deciding}"]`);
+        seatEl?.classList.add("decision");
+        const selling = setup.moves[step].sell; // at a sale, the house it is about to sell, in its hand
+        if (selling) seatEl?.querySelector(`.card[data-house="${selling[deciding]}"]`)?.classList.add("decision");
+      }
       let here = 0;
       marks.forEach((mk, j) => {
         if (mk.step <= step) here = j;
