@@ -7,6 +7,7 @@ import contextlib
 import httpx
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 # Long names of every shape: several words, a hyphen, one long word, accents, a short one.
 NAMES = [
@@ -80,3 +81,33 @@ def test_six_long_names_are_shown_whole_with_the_full_name_on_hover(new_page, we
         "() => { const s = document.querySelector('.seats'); return s.scrollWidth - s.clientWidth; }"
     )
     assert overflow <= 0
+
+
+def test_people_who_give_no_name_are_their_seats_player_to_others_and_you_to_themselves(new_page, web_server, shoot):
+    """The server names them "Player 1", "Player 2" (it named a table's maker "You" once, which a French page
+    showed as "You (vous)" and in "You passe..."): each page says them in its language, and a person's own
+    seat is "Vous", without a "(vous)" badge beside it."""
+    made = httpx.post(
+        f"{web_server}/api/tables",
+        json={"players": 3, "join": True, "seats": [None, None, "random"], "time_limit": None},
+    )
+    assert made.status_code == 201, made.text
+    table_id = made.json()["table"]["id"]
+    joined = httpx.post(f"{web_server}/api/tables/{table_id}/join", json={"seat": 1})
+    assert joined.status_code == 200, joined.text
+    for seat, token, width, height in ((0, made.json()["token"], 390, 844), (1, joined.json()["token"], 1280, 800)):
+        page = new_page(locale="fr-FR", width=width, height=height)
+        page.goto("/")
+        page.evaluate(
+            "([id, entry]) => localStorage.setItem('forsale.seats', JSON.stringify({[id]: entry}))",
+            [table_id, {"token": token, "seat": seat}],
+        )
+        page.goto(f"/#/table/{table_id}")
+        page.wait_for_selector(".game[data-phase=auction]")
+        other = 1 - seat
+        expect(page.locator(f".seat[data-seat='{other}'] .nm")).to_have_text(f"Joueur {other + 1}")
+        expect(page.locator(f".seat[data-seat='{seat}'] .nm")).to_have_text("Vous")
+        assert page.locator(f".seat[data-seat='{seat}'] .badge.you").count() == 0  # not "Vous (vous)"
+        text = page.locator("main").inner_text()
+        assert "Player" not in text and "You" not in text, text
+        shoot(page, f"names-unnamed-seat{seat}-fr")
