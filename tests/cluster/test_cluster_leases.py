@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
 from sqlalchemy import func, select, text
+from sqlalchemy.exc import OperationalError
 
+from forsale.server.lobby.cluster import session_settings
 from forsale.server.store import leases
 from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, fenced
 from forsale.server.store.schema import events
@@ -159,3 +167,82 @@ def test_a_stale_session_holding_a_nodes_liveness_lock_is_ended_but_not_a_strang
             time.sleep(0.05)
         with pytest.raises(psycopg.OperationalError):
             stale.execute("SELECT 1")
+
+
+PAUSED_WRITER = """
+import sys, time
+from forsale.server.lobby.cluster import session_settings
+from forsale.server.store import leases
+from forsale.server.store.database import Storage, StoredGame, StoredSeat, fenced
+
+url, owner, ttl = sys.argv[1], sys.argv[2], float(sys.argv[3])
+storage = Storage(url)
+session_settings(storage.engine, ttl)
+storage.engine.dispose()  # every connection from here on has the node's settings
+seats = [StoredSeat(i, "bot", "random bot", "random", None) for i in range(3)]
+for n in range(10**6):  # a table at a time, appended to as fast as a node's writer goes until its lease is taken
+    game_id = f"w{n}-{owner[-8:]}"
+    try:
+        storage.call(Storage.op_create_game(StoredGame(game_id, "w", "playing", 3, {}, {}, "x" * 64, time.time(), None, None, seats)))
+        epoch = storage.call(lambda conn: leases.take(conn, game_id, owner, "paused", 3600))
+        print(game_id, flush=True)
+        for seq in range(1, 10**6):
+            storage.call(fenced(game_id, (owner, epoch), Storage.op_append(game_id, seq, 0, {"pass": True}, "bot")))
+    except Exception:  # its lease was taken (LeaseLost), or its session ended while it was paused
+        pass
+"""
+
+
+END_LEASES = text(
+    f"UPDATE forsale_leases SET expires_at = 0 WHERE owner = :o AND expires_at > {leases.NOW} RETURNING game_id"
+)
+ACTIVE = text(
+    "SELECT state, wait_event, left(query, 50) FROM pg_stat_activity"
+    " WHERE datname = current_database() AND pid <> pg_backend_pid() AND state <> 'idle'"
+)
+
+
+def test_a_node_paused_in_the_middle_of_an_append_never_keeps_its_table_from_the_others(cluster_db: str) -> None:
+    """A node stopped (``SIGSTOP``) at any moment of its appends lets its tables go once their leases expire.
+
+    An append holds its lease row ``FOR KEY SHARE`` until it commits, and a
+    taker waits for that lock; PostgreSQL ends a session left idle in its
+    transaction (``idle_in_transaction_session_timeout``, half a lease time),
+    so the lock goes with it. Unless the session's timer is off: psycopg's
+    ``executemany`` (a pipeline) left it off until the next statement, so a
+    writer paused between its insert and its commit kept the row, and the
+    table, for as long as it stayed paused (the cluster failover test's "not
+    taken over"). Each round pauses the writer at a random moment of its
+    appends, ends its lease and takes it within a few lock timeouts.
+    """
+    ttl = 1.0  # idle_in_transaction_session_timeout 0.5 s, lock_timeout 1 s
+    owner, taker = leases.incarnation("paused"), Storage(cluster_db)
+    session_settings(taker.engine, ttl)
+    taker.engine.dispose()
+    writer = subprocess.Popen(
+        [sys.executable, "-c", PAUSED_WRITER, cluster_db, owner, str(ttl)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    kept = []
+    try:
+        for _round in range(15):
+            assert writer.stdout is not None and writer.stdout.readline(), "the writer appends to a new table"
+            time.sleep(random.uniform(0, 0.05))
+            writer.send_signal(signal.SIGSTOP)
+            game_ids = [g for (g,) in taker.call(lambda conn: conn.execute(END_LEASES, {"o": owner}).all())]
+            deadline = time.monotonic() + 5 * ttl  # the idle session's end, the taker's lock wait, and room to spare
+            for game_id in game_ids:
+                epoch = None
+                while epoch is None and time.monotonic() < deadline:
+                    with contextlib.suppress(OperationalError):  # lock_timeout: the paused writer holds the row
+                        epoch = taker.call(lambda conn, g=game_id: leases.take(conn, g, "taker/1", "taker", 3600))
+                if epoch is None:  # who holds it: the writer's session, and in what state
+                    kept.append((game_id, taker.call(lambda conn: conn.execute(ACTIVE).all())))
+            writer.send_signal(signal.SIGCONT)  # its next append fails its fence: it goes on to a new table
+    finally:
+        writer.kill()
+        writer.wait(10)
+        taker.close()
+    assert kept == []

@@ -353,25 +353,37 @@ class Storage:
                 loop.call_soon_threadsafe(_settle, settled)
 
     def _insert_events(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
-        """The hot path: one ``executemany`` on the driver's own cursor, inside the same transaction.
+        """The hot path: one statement on the driver's own cursor, inside the same transaction.
 
         SQLAlchemy's statement machinery costs more than the insert itself on
         SQLite; the JSON column is written as the same JSON text SQLAlchemy
         would write (it reads it back through its JSON type).
+
+        On PostgreSQL the rows go in as arrays (``unnest``), in one plain
+        statement, never psycopg's ``executemany``: that one pipelines, and its
+        pipeline's last message (a flush after the ``Sync``) switches the
+        session's ``idle_in_transaction_session_timeout`` off until the next
+        statement. A cluster node paused (``SIGSTOP``) between this insert and
+        its commit would then hold its lease rows ``FOR KEY SHARE`` for as long
+        as it stays paused, and no other node could take its tables
+        (``tests/cluster/test_cluster_leases.py`` pauses a writer at random moments).
         """
         values = [(r["game_id"], r["seq"], r["seat"], json.dumps(r["action"]), r["source"], r["at"]) for r in rows]
         if self.backend == "sqlite":
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
             sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (?, ?, ?, ?, ?, ?)"
+            try:
+                cursor.executemany(sql, values)
+            finally:
+                cursor.close()
         elif self.backend == "postgresql" and make_url(self.url).get_driver_name() == "psycopg":
-            sql = "INSERT INTO forsale_events (game_id, seq, seat, action, source, at) VALUES (%s, %s, %s, %s::json, %s, %s)"
+            cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(_UNNEST_EVENTS, [list(column) for column in zip(*values)])
+            finally:
+                cursor.close()
         else:  # any other database: the portable way
             conn.execute(_INSERT_EVENT, rows)
-            return
-        cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.executemany(sql, values)
-        finally:
-            cursor.close()
 
     # -- calling it ----------------------------------------------------------
     def submit(self, fn: Callable[[Connection], T]) -> concurrent.futures.Future[T]:
@@ -516,6 +528,12 @@ class Storage:
 
 
 _INSERT_EVENT = insert(events)
+_UNNEST_EVENTS = """
+    INSERT INTO forsale_events (game_id, seq, seat, action, source, at)
+    SELECT game_id, seq, seat, action::json, source, at
+    FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::text[], %s::float8[])
+        AS e(game_id, seq, seat, action, source, at)
+"""
 
 
 class Append:
