@@ -196,6 +196,8 @@ def test_a_replay_opened_at_a_decision_marks_whose_it_is_and_the_move(new_page, 
         houses = page.eval_on_selector_all(".seat .card.decision", "els => els.map(e => +e.dataset.house)")
         assert houses == ([moves[step]["sell"][seat]] if step == sale else [])  # the house about to be sold
         if phone:
+            widths = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+            assert widths[0] <= widths[1], f"the marked decision widens the page: {widths}"
             shoot(page, f"replay-decision-{'auction' if step == bid else 'sale'}-{code}-phone")
         page.keyboard.press("ArrowRight")  # a move on: another moment, nothing marked
         expect(note).to_be_hidden()
