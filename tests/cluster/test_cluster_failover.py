@@ -24,7 +24,7 @@ from websockets.sync.client import connect
 
 from harness.cluster import NODE_READY_S, wait_for
 
-from .conftest import LEASE_TTL
+from .conftest import LEASE_TTL, wait_or_explain
 from .players import Games, check_game, new_game
 
 pytestmark = pytest.mark.timeout(240)
@@ -101,7 +101,7 @@ def test_a_paused_node_that_comes_back_cannot_corrupt_the_tables_taken_from_it(c
     base = cluster.balancer.base
     table, seats, tokens = new_game(base, 3, BOTS)
     assert httpx.get(f"{base}/api/tables/{table}", timeout=30).status_code == 200
-    owner, epoch = wait_for(lambda: cluster.owners().get(table), 30, "the table has an owner")
+    owner, epoch = wait_or_explain(cluster, lambda: cluster.owners().get(table), 30, "the table has an owner", table)
     stale = cluster.by_name[owner]
     # A second connection for the person's seat, straight to the owner, past the balancer.
     with connect(f"ws://127.0.0.1:{stale.port}/ws/tables/{table}", open_timeout=30) as intruder:
@@ -109,15 +109,25 @@ def test_a_paused_node_that_comes_back_cannot_corrupt_the_tables_taken_from_it(c
         assert json.loads(intruder.recv(30))["type"] == "welcome"
         runner = Games(cluster.balancer.ws, [(table, seats, tokens)])
         runner.start()
-        wait_for(lambda: under_way(cluster, runner, [table], 3), 60, "the game under way")
+        wait_or_explain(cluster, lambda: under_way(cluster, runner, [table], 3), 60, "the game under way", table)
         stale.signal(signal.SIGSTOP)
         try:
-            taken = wait_for(
-                lambda: cluster.owners().get(table, (owner, epoch))[0] != owner, 10 * LEASE_TTL + 30, "taken over"
+            taken = wait_or_explain(
+                cluster,
+                lambda: cluster.owners().get(table, (owner, epoch))[0] != owner,
+                10 * LEASE_TTL + 30,
+                "taken over",
+                table,
             )
             assert taken
             moved_at = len(cluster.events(table))
-            wait_for(lambda: len(cluster.events(table)) >= moved_at + 3, 60, "the game goes on at the new owner")
+            wait_or_explain(
+                cluster,
+                lambda: len(cluster.events(table)) >= moved_at + 3,
+                60,
+                "the game goes on at the new owner",
+                table,
+            )
         finally:
             stale.signal(signal.SIGCONT)
         # Back from its pause, the old owner still holds its copy of the table until it learns otherwise;

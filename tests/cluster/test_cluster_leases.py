@@ -177,7 +177,7 @@ from forsale.server.store.database import Storage, StoredGame, StoredSeat, fence
 
 url, owner, ttl = sys.argv[1], sys.argv[2], float(sys.argv[3])
 storage = Storage(url)
-session_settings(storage.engine, ttl)
+session_settings(storage.engine, ttl, "paused")
 storage.engine.dispose()  # every connection from here on has the node's settings
 seats = [StoredSeat(i, "bot", "random bot", "random", None) for i in range(3)]
 for n in range(10**6):  # a table at a time, appended to as fast as a node's writer goes until its lease is taken
@@ -217,7 +217,7 @@ def test_a_node_paused_in_the_middle_of_an_append_never_keeps_its_table_from_the
     """
     ttl = 1.0  # idle_in_transaction_session_timeout 0.5 s, lock_timeout 1 s
     owner, taker = leases.incarnation("paused"), Storage(cluster_db)
-    session_settings(taker.engine, ttl)
+    session_settings(taker.engine, ttl, "taker")
     taker.engine.dispose()
     writer = subprocess.Popen(
         [sys.executable, "-c", PAUSED_WRITER, cluster_db, owner, str(ttl)],

@@ -102,19 +102,23 @@ def libpq_url(url: str) -> str:
     return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def session_settings(engine: Engine, lease_ttl: float) -> None:
+def session_settings(engine: Engine, lease_ttl: float, node: str) -> None:
     """Settings of every connection a node opens: bounded waits for locks, no transaction left hanging.
 
     A node paused in the middle of a transaction (``SIGSTOP``, a long GC, a
     VM frozen) would hold its lease rows locked ``FOR SHARE`` and keep the
     other nodes from taking its tables; PostgreSQL ends such a session after
-    half a lease time, so its transaction never commits.
+    half a lease time, so its transaction never commits (provided the node
+    never pipelines: :meth:`forsale.server.store.database.Storage._insert_events`
+    says why). Each session is named ``forsale <node>`` in ``pg_stat_activity``,
+    so an operator (or a failed test) sees which node holds what.
     """
     idle_ms = max(500, int(lease_ttl * 500))
 
     @event.listens_for(engine, "connect")
     def _settings(dbapi_connection: Any, _record: Any) -> None:
         with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET application_name = 'forsale {node}'")  # a node's name is letters, digits, . _ -
             cursor.execute(f"SET idle_in_transaction_session_timeout = {idle_ms}")
             cursor.execute(f"SET lock_timeout = {max(1000, idle_ms)}")
         dbapi_connection.commit()
@@ -136,10 +140,10 @@ class ClusterLobby(Lobby):
         self.node = config.node
         self.owner = leases.incarnation(config.node)
         self.listen_url = libpq_url(storage.url)
-        session_settings(storage.engine, config.lease_ttl)
+        session_settings(storage.engine, config.lease_ttl, config.node)
         storage.engine.dispose()  # connections made before the settings were added go
         self.engine = create_engine(storage.url, pool_pre_ping=True, pool_size=3, max_overflow=4)
-        session_settings(self.engine, config.lease_ttl)
+        session_settings(self.engine, config.lease_ttl, config.node)
         self.held: dict[str, int] = {}  # game id -> epoch of the leases this node holds
         self.remote: dict[str, dict[str, Any]] = {}  # game id -> {"node", "info"} of public tables elsewhere
         self.healthy = False
