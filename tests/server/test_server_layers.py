@@ -44,8 +44,6 @@ that close a circle within a floor."""
 SQL_NOT_YET = frozenset(
     {
         "lobby.cluster",
-        "people.profiles",
-        "people.skill",
     }
 )
 """Modules off the storage floor that still hold SQL (their queries are to move to ``store/``)."""

@@ -14,7 +14,7 @@ give away what another hides:
 
 - ``GET /api/tables?status=over`` (:meth:`forsale.server.store.database.Storage.op_list_finished`): public games only;
 - an account's profile and a bot's (:mod:`forsale.server.people.profiles`): their games shown to the viewer;
-- a player's rating history (:func:`forsale.server.people.skill.op_history`): the rating after a game the viewer
+- a player's rating history (:func:`forsale.server.store.ratings.history`): the rating after a game the viewer
   may not see keeps its point (so the plot is the player's whole curve, and the rating itself is public
   on the leaderboard anyway) but loses its game id and time (``"game": null, "at": null``);
 - ``GET /api/me/games`` lists only the signed-in account's own games, which the rule always shows it;

@@ -14,9 +14,9 @@ from fastapi.responses import JSONResponse
 from ....rules import MAX_PLAYERS, MIN_PLAYERS
 from ...errors import Refused
 from ...names import DELETED_NAME
+from ...people import profiles, skill
 from ...people.accounts import name_key, normal_name
-from ...people.profiles import op_account_profile, op_bot_profile, op_delete_account
-from ...people.skill import OVERALL, op_leaderboard
+from ...people.skill import OVERALL
 from ...store.database import Storage
 from ...table.connections import error
 from ...table.seats import ALREADY_SEATED
@@ -43,13 +43,13 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
     viewer_id = viewer["id"] if viewer else None  # which games it may see: forsale.server.store.visibility
     if name.startswith(BOT_PREFIX):
         bot = name.removeprefix(BOT_PREFIX)
-        found = await storage.run(op_bot_profile(bot, viewer_id)) if BOT_NAME.fullmatch(bot) else None
+        found = await profiles.bot_profile(storage, bot, viewer_id) if BOT_NAME.fullmatch(bot) else None
     else:
         try:
             normal_name(name)  # what no account can be called (a NUL, say) is looked up nowhere
         except Refused:
             raise Refused("not_found", "there is no player with this name", 404) from None
-        found = await storage.run(op_account_profile(name_key(name), viewer_id))
+        found = await profiles.account_profile(storage, name_key(name), viewer_id)
     if found is None:
         shown = repr(name) if len(name) <= 24 else "with this name"
         raise Refused("not_found", f"there is no player {shown} (bots have ratings once they play a rated game)", 404)
@@ -71,7 +71,7 @@ async def leaderboard(
     if players not in PLAYER_FILTERS:
         raise Refused("bad_request", f"players: 0 (every game) or {MIN_PLAYERS} to {MAX_PLAYERS}")
     storage: Storage = request.app.state.storage
-    rows = await storage.run(op_leaderboard(players, max(1, min(limit, 200)), kind))
+    rows = await skill.leaderboard(storage, players, max(1, min(limit, 200)), kind)
     return {"players": players, "kind": kind, "ratings": rows}
 
 
@@ -128,7 +128,7 @@ async def delete_account(request: Request) -> JSONResponse:
             if seat.account_id == account["id"] and seat.kind == "human" and table.status != "over":
                 await table.leave(seat.index)  # before the game: the seat is free again; during it: a bot's
     storage: Storage = request.app.state.storage
-    await storage.run(op_delete_account(account["id"]))
+    await profiles.delete_account(storage, account["id"])
     for table in list(lobby.tables.values()):
         for seat in table.seats:
             if seat.account_id == account["id"]:
