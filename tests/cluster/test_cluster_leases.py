@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlalchemy.exc import OperationalError
 
-from forsale.server.lobby.cluster import session_settings
 from forsale.server.store import leases
+from forsale.server.store.cluster import session_settings
 from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, fenced
 from forsale.server.store.schema import events
 
@@ -144,7 +144,7 @@ def test_a_stale_session_holding_a_nodes_liveness_lock_is_ended_but_not_a_strang
     """
     import psycopg
 
-    from forsale.server.lobby.cluster import libpq_url
+    from forsale.server.store.cluster import libpq_url
 
     url, owner = libpq_url(cluster_db), leases.incarnation("n9")
     name = "forsale-notice n9"
@@ -171,7 +171,7 @@ def test_a_stale_session_holding_a_nodes_liveness_lock_is_ended_but_not_a_strang
 
 PAUSED_WRITER = """
 import sys, time
-from forsale.server.lobby.cluster import session_settings
+from forsale.server.store.cluster import session_settings
 from forsale.server.store import leases
 from forsale.server.store.database import Storage, StoredGame, StoredSeat, fenced
 

@@ -35,21 +35,16 @@ import math
 import random
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
-
-from sqlalchemy import Connection, create_engine, event, select, text
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import OperationalError
 
 from ..errors import Refused
 from ..ops.botrunner import BotRunner
 from ..people.turnmail import TurnNotices
 from ..store import leases
-from ..store.database import Fence, Storage, StoredGame, normalize_url
+from ..store.cluster import CHANNEL, LockWaitEnded, NodeEngine, libpq_url, op_create_leased, op_notify, op_status
+from ..store.database import Fence, Op, Storage, StoredGame
 from ..store.outage import Unavailable, is_outage
-from ..store.schema import games
 from ..table.live import LiveTable
 from ..table.seats import ENDED_BY, end_seat_tokens, tell
 from .lobby import Lobby, Options
@@ -58,7 +53,6 @@ log = logging.getLogger("forsale.server")
 
 T = TypeVar("T")
 
-CHANNEL = "forsale"
 WATCH_EVERY = 0.25  # seconds between two looks at the other nodes' liveness locks
 WATCH_GRACE = 1.0
 """Seconds an owner's lock, and its heartbeat, must stay still before its leases are ended.
@@ -94,36 +88,6 @@ class ClusterConfig:
             raise ValueError(f"the lease time must be 0.2 to 3,600 seconds, not {self.lease_ttl!r}")
 
 
-def libpq_url(url: str) -> str:
-    """The database URL as psycopg's own connect() takes it (no SQLAlchemy driver name)."""
-    parsed = make_url(normalize_url(url))
-    if parsed.get_backend_name() != "postgresql":
-        raise ValueError("a cluster needs PostgreSQL (--db postgresql://...): its nodes share it and its NOTIFY")
-    return parsed.set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-def session_settings(engine: Engine, lease_ttl: float, node: str) -> None:
-    """Settings of every connection a node opens: bounded waits for locks, no transaction left hanging.
-
-    A node paused in the middle of a transaction (``SIGSTOP``, a long GC, a
-    VM frozen) would hold its lease rows locked ``FOR SHARE`` and keep the
-    other nodes from taking its tables; PostgreSQL ends such a session after
-    half a lease time, so its transaction never commits (provided the node
-    never pipelines: :meth:`forsale.server.store.database.Storage._insert_events`
-    says why). Each session is named ``forsale <node>`` in ``pg_stat_activity``,
-    so an operator (or a failed test) sees which node holds what.
-    """
-    idle_ms = max(500, int(lease_ttl * 500))
-
-    @event.listens_for(engine, "connect")
-    def _settings(dbapi_connection: Any, _record: Any) -> None:
-        with dbapi_connection.cursor() as cursor:
-            cursor.execute(f"SET application_name = 'forsale {node}'")  # a node's name is letters, digits, . _ -
-            cursor.execute(f"SET idle_in_transaction_session_timeout = {idle_ms}")
-            cursor.execute(f"SET lock_timeout = {max(1000, idle_ms)}")
-        dbapi_connection.commit()
-
-
 def people_online(lobby: Lobby) -> int:
     """People connected to a seat at a lobby's tables (a node's, or a single server's)."""
     return sum(1 for t in lobby.tables.values() for s in t.seats if s.kind == "human" and s.conns)
@@ -140,10 +104,7 @@ class ClusterLobby(Lobby):
         self.node = config.node
         self.owner = leases.incarnation(config.node)
         self.listen_url = libpq_url(storage.url)
-        session_settings(storage.engine, config.lease_ttl, config.node)
-        storage.engine.dispose()  # connections made before the settings were added go
-        self.engine = create_engine(storage.url, pool_pre_ping=True, pool_size=3, max_overflow=4)
-        session_settings(self.engine, config.lease_ttl, config.node)
+        self.database = NodeEngine(storage, config.lease_ttl, config.node)
         self.held: dict[str, int] = {}  # game id -> epoch of the leases this node holds
         self.remote: dict[str, dict[str, Any]] = {}  # game id -> {"node", "info"} of public tables elsewhere
         self.healthy = False
@@ -164,32 +125,15 @@ class ClusterLobby(Lobby):
         self._live_nodes: list[dict[str, Any]] = []
 
     # -- the database, off the event loop -----------------------------------------
-    def _run(self, fn: Callable[[Connection], T]) -> T:
-        """One transaction on the node's own engine; the database out of reach is :class:`Unavailable`."""
-        try:
-            with self.engine.begin() as conn:
-                value = fn(conn)
-        except Exception as error:
-            if not is_outage(error):
-                raise
-            self.storage.outage.failed(error)  # logged once per outage, with the storage's own failures
-            raise Unavailable() from error
-        self.storage.outage.recovered()
-        return value
-
-    async def _db(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.to_thread(self._run, fn)
+    async def _db(self, fn: Op[T]) -> T:
+        """One transaction on the node's own engine (:class:`~forsale.server.store.cluster.NodeEngine`)."""
+        return await self.database.call(fn)
 
     async def _notify(self, *notices: dict[str, Any]) -> None:
         payloads = [json.dumps(n, separators=(",", ":")) for n in notices]
         payloads = [p for p in payloads if len(p.encode()) < MAX_NOTICE]
-
-        def send(conn: Connection) -> None:
-            for payload in payloads:
-                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
-
         if payloads:
-            await self._db(send)
+            await self._db(op_notify(payloads))
 
     def _chore(self, coro: Any) -> None:
         """Run ``coro`` in the background (kept referenced; its failure is logged)."""
@@ -211,13 +155,7 @@ class ClusterLobby(Lobby):
 
     async def store_new(self, game: StoredGame) -> None:
         """Store a new game and take its lease in one transaction: no node can adopt it in between."""
-        ttl = self.config.lease_ttl
-
-        def create(conn: Connection) -> int | None:
-            Storage.op_create_game(game)(conn)
-            return leases.take(conn, game.id, self.owner, self.node, ttl)
-
-        epoch = await self.storage.run(create)
+        epoch = await self.storage.run(op_create_leased(game, self.owner, self.node, self.config.lease_ttl))
         assert epoch is not None  # a new id has no lease yet
         self.held[game.id] = epoch
         if not game.config.get("private"):
@@ -276,23 +214,20 @@ class ClusterLobby(Lobby):
         return await asyncio.shield(task)
 
     async def _taking_over(self, table_id: str, wait: bool) -> LiveTable | None:
-        def status(conn: Connection) -> str | None:
-            return conn.execute(select(games.c.status).where(games.c.id == table_id)).scalar()
-
         ttl = self.config.lease_ttl
         deadline = time.monotonic() + 2 * ttl + 5
         asked = -math.inf
         released = self._released.setdefault(table_id, asyncio.Event())
         try:
             while True:
-                state = await self._db(status)
+                state = await self._db(op_status(table_id))
                 if state is None or state == "expired":  # expired: closed for good (Lobby.expire)
                     return None
                 if state == "over":
                     return await super().get(table_id)  # read-only: a finished game needs no lease
                 try:
                     epoch = await self._db(lambda conn: leases.take(conn, table_id, self.owner, self.node, ttl))
-                except OperationalError as error:  # its row stayed locked past lock_timeout: try again
+                except LockWaitEnded as error:  # its row stayed locked past lock_timeout: try again
                     log.warning("cluster node %s: taking table %s: %s", self.node, table_id, error)
                     epoch = None
                 if epoch is not None:
@@ -377,7 +312,7 @@ class ClusterLobby(Lobby):
         for task in list(self._chores):
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(task, 5)
-        await asyncio.to_thread(self.engine.dispose)
+        await self.database.close()
         log.info("cluster node %s stopped: %d tables released", self.node, len(tables))
 
     async def _listen(self) -> None:
