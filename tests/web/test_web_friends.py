@@ -170,7 +170,7 @@ def test_a_share_links_page_names_the_table_before_one_sits_down(new_page, shoot
     shows no connection state and no Leave button: nobody is connected or seated yet ("reconnecting…" said so)."""
     ann = new_page()
     ann.goto("/")
-    ann.fill("#friends-table-name", "Friday night")
+    ann.fill("#friends-table-name", "Casa Ann")  # not an English catalogue text: other tests read the lobby for English
     ann.fill("#friends-name", "Ann")
     ann.select_option("#friends-players", "3")
     ann.select_option("#friends-seat-1", "human")
@@ -182,7 +182,7 @@ def test_a_share_links_page_names_the_table_before_one_sits_down(new_page, shoot
     bob = new_page(width=390, height=844, locale="fr-FR")
     bob.goto(link)
     expect(bob.locator("#join-about")).to_have_text(
-        re.compile(r"^Friday night\u202f: .+\u202f; déjà à table\u202f: .+\.$")
+        re.compile(r"^Casa Ann\u202f: .+\u202f; déjà à table\u202f: .+\.$")
     )
     about = bob.inner_text("#join-about")
     assert "remboursement arrondi au supérieur" in about and "Ann" in about and "hasard (robot)" in about, about
