@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from forsale.server.lobby.fairshare import Shares, bots_only, closes_when_quiet, has_people
+from forsale.server.table.config import TableConfig
 
 
 def table(*kinds: str, connected: tuple[int, ...] = (), **settings: Any) -> Any:
@@ -25,7 +26,7 @@ def table(*kinds: str, connected: tuple[int, ...] = (), **settings: Any) -> Any:
         seats=seats,
         status=settings.pop("status", "playing"),
         turn_limit=settings.pop("turn_limit", None),
-        config=settings,
+        config=TableConfig("official", **settings),
         closed=False,
     )
 

@@ -1,4 +1,4 @@
-"""A table's changeable settings (:class:`TableConfig`), and the bot delay's bounds at the REST boundary."""
+"""A table's configuration (:class:`TableConfig`), and the bot delay's bounds at the REST boundary."""
 
 from __future__ import annotations
 
@@ -12,25 +12,27 @@ from forsale.server import create_app
 from forsale.server.table.config import BOT_DELAY_MAX, TableConfig
 
 
-def test_settings_are_read_from_a_stored_config_with_defaults_for_what_it_lacks() -> None:
-    config = TableConfig.of({"rules": "official", "hints": True, "time_limit": 30})
-    assert config == TableConfig(memory_aid=True, spectator_chat=False, hints=True, bot_delay=None)
+def test_a_stored_config_is_read_with_defaults_for_what_it_lacks_and_keys_that_are_no_setting_left_out() -> None:
+    config = TableConfig.of({"rules": "official", "hints": True, "time_limit": 30, "retired": 1})
+    assert config == TableConfig(rules="official", time_limit=30, hints=True)
+    assert (config.memory_aid, config.private, config.rated, config.bot_delay) == (True, False, False, None)
+    assert TableConfig.of(config.stored()) == config  # what is written reads back the same
 
 
 def test_a_bot_delay_is_stored_only_once_chosen() -> None:
-    assert "bot_delay" not in TableConfig().stored()
-    assert TableConfig(bot_delay=0.0).stored()["bot_delay"] == 0.0
+    assert "bot_delay" not in TableConfig("official").stored()
+    assert TableConfig("official", bot_delay=0.0).stored()["bot_delay"] == 0.0
 
 
 def test_the_tables_bot_delay_wins_over_the_servers_and_zero_is_a_choice() -> None:
-    assert TableConfig().bots_wait(0.6) == 0.6
-    assert TableConfig(bot_delay=2.0).bots_wait(0.6) == 2.0
-    assert TableConfig(bot_delay=0.0).bots_wait(0.6) == 0.0
+    assert TableConfig("official").bots_wait(0.6) == 0.6
+    assert TableConfig("official", bot_delay=2.0).bots_wait(0.6) == 2.0
+    assert TableConfig("official", bot_delay=0.0).bots_wait(0.6) == 0.0
 
 
 def test_hints_are_never_shown_at_a_rated_table() -> None:
-    assert TableConfig(hints=True).hints_shown(rated=False)
-    assert not TableConfig(hints=True).hints_shown(rated=True)
+    assert TableConfig("official", hints=True).hints_shown
+    assert not TableConfig("official", hints=True, rated=True).hints_shown
 
 
 @pytest.fixture

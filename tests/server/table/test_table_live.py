@@ -109,7 +109,7 @@ def test_set_options_stores_the_settings_and_tells_every_connection_once(tmp_pat
         for conn in conns:
             frames(conn)
         await table.set_options(spectator_chat=True, hints=True, bot_delay=1.5)
-        assert table.settings.spectator_chat and table.settings.hints and table.bot_delay == 1.5
+        assert table.config.spectator_chat and table.config.hints and table.bot_delay == 1.5
         info = table.info()
         assert info["spectator_chat"] and info["hints"] and info["bot_delay"] == 1.5
         for conn in conns:
@@ -122,6 +122,9 @@ def test_set_options_stores_the_settings_and_tells_every_connection_once(tmp_pat
             "hints": True,
             "bot_delay": 1.5,
         }
+        with pytest.raises(ValueError, match="rated cannot change"):  # only the creator's settings change
+            await table.set_options(rated=True, hints=False)
+        assert not table.config.rated and table.config.hints and all(frames(conn) == [] for conn in conns)
 
     run(tmp_path, settings)
 
@@ -130,7 +133,7 @@ def test_a_table_without_a_bot_delay_of_its_own_takes_the_servers(tmp_path: Path
     async def default(lobby: Lobby) -> None:
         table, _ = await table_of_people(lobby)
         assert table.bot_delay == 0.25 and "bot_delay" not in table.info()
-        assert "bot_delay" not in table.config  # a table made without it is stored as before
+        assert "bot_delay" not in table.config.stored()  # a table made without it is stored as before
 
     run(tmp_path, default, bot_delay=0.25)
 

@@ -45,6 +45,7 @@ from ..store import leases
 from ..store.cluster import CHANNEL, LockWaitEnded, NodeEngine, libpq_url, op_create_leased, op_notify, op_status
 from ..store.database import Fence, Op, Storage, StoredGame
 from ..store.outage import Unavailable, is_outage
+from ..table.config import TableConfig
 from ..table.live import LiveTable
 from ..table.seats import ENDED_BY, end_seat_tokens, tell
 from .lobby import Lobby, Options
@@ -158,7 +159,7 @@ class ClusterLobby(Lobby):
         epoch = await self.storage.run(op_create_leased(game, self.owner, self.node, self.config.lease_ttl))
         assert epoch is not None  # a new id has no lease yet
         self.held[game.id] = epoch
-        if not game.config.get("private"):
+        if not TableConfig.of(game.config).private:
             self._dirty.add(game.id)  # published once it is live (see _flush)
 
     def changed(self, table: LiveTable) -> None:

@@ -96,7 +96,7 @@ def closes_when_quiet(table: LiveTable) -> bool:
     return (
         table.status == "playing"
         and not table.turn_limit
-        and not table.config.get("rated")
+        and not table.config.rated
         and any(seat.kind == "human" for seat in table.seats)
     )
 
@@ -208,7 +208,7 @@ class Shares:
         """
         owner = self.owners.get(table.id)
         limit = self.limits.bot_tables
-        if owner is None or limit is None or table.config.get("rated") or not bots_only(table):
+        if owner is None or limit is None or table.config.rated or not bots_only(table):
             return False
         return self.counts(tables, owner, leaving_out=table.id)[2] >= limit
 

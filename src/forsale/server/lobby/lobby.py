@@ -26,6 +26,7 @@ from ..names import SOLO_NAME, bot_name, joined_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
 from ..people.turnmail import TurnNotices
 from ..store.database import Fence, Storage, StoredGame, StoredSeat
+from ..table.config import TableConfig
 from ..table.invites import invite_link
 from ..table.live import LiveTable
 from ..tokens import new_token
@@ -295,20 +296,18 @@ class Lobby:
             name=body.name or table_name(n),
             status="playing" if all(s.kind != "open" for s in seats) else "waiting",
             players=n,
-            config={
-                "rules": rules.to_json(),
-                "time_limit": body.time_limit,
-                "turn_limit": body.turn_limit,
-                "memory_aid": body.memory_aid,
-                "hints": body.hints,  # forsale.server.http.routes.analysis
-                "private": body.private or body.invite_only,  # unlisted (an invitation-only table is too)
-                "spectator_chat": body.spectator_chat,
-                "rated": body.rated,  # forsale.server.people.skill
-                # The signed-in creator (never sent out): a password change ends the creator token a stolen
-                # session got, and the account's new session gets a fresh one (forsale.server.people.accounts).
-                "creator_account": account_id,
-                **({} if body.bot_delay is None else {"bot_delay": body.bot_delay}),  # forsale.server.table.config
-            },
+            config=TableConfig(
+                rules=rules.to_json(),
+                time_limit=body.time_limit,
+                turn_limit=body.turn_limit,
+                memory_aid=body.memory_aid,
+                hints=body.hints,
+                private=body.private or body.invite_only,  # unlisted (an invitation-only table is too)
+                spectator_chat=body.spectator_chat,
+                rated=body.rated,
+                creator_account=account_id,
+                bot_delay=body.bot_delay,
+            ).stored(),
             deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
             creator_hash=creator_hash,
             created_at=now,

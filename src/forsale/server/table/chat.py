@@ -42,7 +42,7 @@ class ChatTable(Protocol):
     @property
     def seats(self) -> Sequence[Seat]: ...
     @property
-    def settings(self) -> TableConfig: ...
+    def config(self) -> TableConfig: ...
     def connections(self) -> list[Conn]: ...
 
 
@@ -103,7 +103,7 @@ class ChatLog:
         table = self.table
         if conn.seat is not None:
             return conn.seat, table.seats[conn.seat].name
-        if not table.settings.spectator_chat:
+        if not table.config.spectator_chat:
             raise Refused("chat_closed", "spectators may read this table's chat; its creator has not let them write")
         account = getattr(conn, "account", None)
         return None, account["name"] if account else SPECTATOR

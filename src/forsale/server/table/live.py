@@ -36,7 +36,7 @@ from ..people.turnmail import TurnNotices
 from ..store.database import Fence, LeaseLost, Op, Storage, StoredGame, fenced
 from ..tokens import new_token
 from .chat import ChatLog
-from .config import TableConfig
+from .config import CHANGEABLE, TableConfig
 from .connections import Conn, dumps
 from .scheduling import Scheduler
 from .seats import (
@@ -133,12 +133,12 @@ class LiveTable:
         self.lobby = lobby
         self.storage = lobby.storage
         self.options = lobby.options
-        self.config = stored.config
+        self.config = TableConfig.of(stored.config)  # read once, by attribute from here on
         self.created_at = stored.created_at
         self.finished_at = stored.finished_at
         self.creator_hash = stored.creator_hash
         self.status = stored.status
-        rules = Ruleset.parse(stored.config["rules"], stored.players)
+        rules = Ruleset.parse(self.config.rules, stored.players)
         d = stored.deal
         removed = d.get("removed")
         if removed is None and "removed_houses" in d:  # a row written before Deal.to_json held the removed cards flat
@@ -169,31 +169,26 @@ class LiveTable:
     # -- settings ------------------------------------------------------------
     @property
     def time_limit(self) -> float | None:
-        return self.config.get("time_limit")
+        return self.config.time_limit
 
     @property
     def turn_limit(self) -> float | None:
         """A long clock (seconds a move, an hour or more): absence never acts, only the clock does."""
-        return self.config.get("turn_limit")
-
-    @property
-    def settings(self) -> TableConfig:
-        """The settings the creator may change (:meth:`set_options`), typed."""
-        return TableConfig.of(self.config)
+        return self.config.turn_limit
 
     @property
     def memory_aid(self) -> bool:
-        return self.settings.memory_aid
+        return self.config.memory_aid
 
     @property
     def bot_delay(self) -> float:
         """Seconds this table's bots wait before each move (its creator's choice, else the server's)."""
-        return self.settings.bots_wait(self.options.bot_delay)
+        return self.config.bots_wait(self.options.bot_delay)
 
     @property
     def private(self) -> bool:
         """Unlisted: left out of the lobby's listings (solo games, invitation-only tables)."""
-        return bool(self.config.get("private", False))
+        return self.config.private
 
     @property
     def invite_only(self) -> bool:
@@ -217,15 +212,15 @@ class LiveTable:
             "turn_limit": self.turn_limit,
             "grace": self.options.grace,
             "memory_aid": self.memory_aid,
-            "hints": self.settings.hints_shown(bool(self.config.get("rated", False))),  # never at a rated table
+            "hints": self.config.hints_shown,  # never at a rated table
             "private": self.private,
             "invite_only": self.invite_only,
-            "spectator_chat": self.settings.spectator_chat,
-            "rated": bool(self.config.get("rated", False)),
+            "spectator_chat": self.config.spectator_chat,
+            "rated": self.config.rated,
             "spectators": len(self.spectators),
             "created_at": self.created_at,
             "seq": self.seq,
-            **({} if self.settings.bot_delay is None else {"bot_delay": self.settings.bot_delay}),
+            **({} if self.config.bot_delay is None else {"bot_delay": self.config.bot_delay}),
         }
 
     def result(self) -> dict[str, Any] | None:
@@ -329,12 +324,14 @@ class LiveTable:
         seat.conns.clear()
 
     async def set_options(self, **changes: Any) -> None:
-        """Change some of the creator's settings (fields of :class:`TableConfig`) at once: stored, then every
-        connection is sent the table's new info (once, whatever changed)."""
+        """Change some of the creator's settings (:data:`~forsale.server.table.config.CHANGEABLE`) at once:
+        stored, then every connection is sent the table's new info (once, whatever changed)."""
+        fixed = set(changes) - CHANGEABLE
+        if fixed:
+            raise ValueError(f"a table's {', '.join(sorted(fixed))} cannot change once it is made")
         async with self.lock:
-            settings = replace(self.settings, **changes)
-            self.config = {**self.config, **settings.stored()}
-            await self.write(Storage.op_update_game(self.id, config=self.config))  # fenced: owner only
+            self.config = replace(self.config, **changes)
+            await self.write(Storage.op_update_game(self.id, config=self.config.stored()))  # fenced: owner only
             self.snapshots.broadcast_info()
 
     def attach(self, conn: Conn, index: int | None) -> None:
@@ -441,7 +438,7 @@ class LiveTable:
         if self.status == "over":
             self.snapshots.broadcast_state(event)
             self.scheduler.cancel_timer()
-            if self.config.get("rated"):
+            if self.config.rated:
                 rate_finished(self.storage, self.id)  # queued right behind the last event: games rate in order
             self.lobby.finished(self)
             return

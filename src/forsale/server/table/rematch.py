@@ -34,6 +34,7 @@ from ..errors import Refused
 from ..names import bot_name
 from ..store.database import StoredGame, StoredSeat
 from ..tokens import new_token
+from .config import TableConfig
 from .connections import Conn, dumps
 from .seats import Seat
 
@@ -114,7 +115,7 @@ class RematchTable(Protocol):
     @property
     def state(self) -> State: ...
     @property
-    def config(self) -> dict[str, Any]: ...
+    def config(self) -> TableConfig: ...
     @property
     def creator_hash(self) -> str: ...
     @property
@@ -235,7 +236,7 @@ async def _start(table: RematchTable, offer: Offer) -> None:
         name=table.name,
         status="playing",
         players=n,
-        config=dict(table.config),
+        config=table.config.stored(),
         deal={**deal.to_json(), "removed": deal.removed_to_json()},
         creator_hash=table.creator_hash,
         created_at=time.time(),

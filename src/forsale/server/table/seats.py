@@ -80,7 +80,7 @@ def check_one_seat(table: Any, index: int | None, account_id: str | None) -> Non
     Ratings count "a win if either seat won" for an account, so one person at two seats of three could feed
     one seat from the other and climb. A casual table allows it: friends pass one device round the table.
     """
-    if account_id is None or not table.config.get("rated"):
+    if account_id is None or not table.config.rated:
         return
     if any(s.index != index and s.kind == "human" and s.account_id == account_id for s in table.seats):
         raise Refused("already_seated", ALREADY_SEATED, 409)
@@ -124,7 +124,7 @@ async def end_seat_tokens(tables: Iterable[Any], account_id: str) -> list[Conn]:
     for table in list(tables):
         if table.status == "over":
             continue
-        if table.config.get("creator_account") == account_id:
+        if table.config.creator_account == account_id:
             async with table.lock:
                 _, creator_hash = new_token()
                 with contextlib.suppress(Refused):  # moved to another node meanwhile (a cluster): its own copy

@@ -166,7 +166,7 @@ async def analysis(
 def hints_allowed(table: Any) -> bool:
     """Whether the table's seats may ask for hints: its creator allowed them, and it is not rated
     (a rated table refuses them when made and in ``/settings``; one stored otherwise still gives none)."""
-    return bool(table.settings.hints_shown(bool(table.config.get("rated", False))))
+    return table.config.hints_shown
 
 
 def _last_hints(request: Request) -> dict[tuple[str, int], float]:
@@ -190,7 +190,7 @@ async def hint(request: Request, table_id: str) -> dict[str, Any]:
     seat = seat_held(table, message.token)
     check_owner(account, table.seats[seat])
     if not hints_allowed(table):
-        if table.config.get("rated"):
+        if table.config.rated:
             raise Refused("hints_off", "a rated game gives no hints: its ratings must be its players' own play", 403)
         raise Refused("hints_off", "hints are not allowed at this table (its creator may allow them)", 403)
     if table.state.is_over:

@@ -95,7 +95,7 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
             raise Refused("not_signed_in", "the password changed meanwhile: sign in again", 401)
         held = [s for s in table.seats if s.account_id == account["id"] and s.kind == "human"]
         creator: dict[str, str] = {}
-        if table.config.get("creator_account") == account["id"] and table.status != "over":
+        if table.config.creator_account == account["id"] and table.status != "over":
             creator_token, creator_hash = new_token()
             await table.write(Storage.op_update_game(table.id, creator_hash=creator_hash))  # fenced: owner only
             table.creator_hash = creator_hash
@@ -104,7 +104,7 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
             if creator:  # the creator did not sit down: the creator's rights are all there is to take back
                 return {"table": table.info(), **creator}
             raise Refused("no_seat", "no seat at this table is this account's (a seat a bot took over is not)", 404)
-        if len(held) > 1 and table.config.get("rated"):  # seated twice before one seat a person was the rule
+        if len(held) > 1 and table.config.rated:  # seated twice before one seat a person was the rule
             raise Refused("already_seated", ALREADY_SEATED, 409)
         seat = held[0]
         token, seat.token_hash = new_token()

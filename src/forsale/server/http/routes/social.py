@@ -45,7 +45,7 @@ async def chat_history(
 ) -> dict[str, Any]:
     """The latest chat messages (oldest first), for whoever may see the table."""
     table = await readable(request, table_id, token=token, invite=invite)
-    return {"messages": list(await table.chat.load()), "spectator_chat": bool(table.config.get("spectator_chat"))}
+    return {"messages": list(await table.chat.load()), "spectator_chat": table.config.spectator_chat}
 
 
 @router.get("/api/tables/{table_id}/rematch", responses=errors(403, 404))

@@ -84,7 +84,7 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     body = await body_of(request, Join)
     table = await table_of(request, table_id)
     check_join(table, body.invite)
-    check_signed_in(bool(table.config.get("rated")), account)
+    check_signed_in(table.config.rated, account)
     name = await accounts_of(request).seat_name(account, body.name)
     seat, token = await table.join(body.seat, name, account["id"] if account is not None else None)
     if account is not None:
@@ -133,7 +133,7 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
     table = await table_of(request, table_id)
     if not table.is_creator(body.creator_token):
         raise Refused("bad_token", "only the table's creator may change its settings", 403)
-    check_rated_hints(bool(table.config.get("rated")), body.hints)  # before any setting changes
+    check_rated_hints(table.config.rated, body.hints)  # before any setting changes
     changes = body.model_dump(exclude={"creator_token"}, exclude_none=True)
     if changes:
         await table.set_options(**changes)
