@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from sqlalchemy import func, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Connection, func, select, text
+from sqlalchemy.exc import InternalError, OperationalError
 
 from forsale.server.store import leases
 from forsale.server.store.cluster import session_settings
-from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, fenced
+from forsale.server.store.database import Fence, LeaseLost, Storage, StoredGame, StoredSeat, check_fences, fenced
 from forsale.server.store.schema import events
 
 from .conftest import LEASE_TTL
@@ -31,10 +31,13 @@ def storage(cluster_db: str) -> Iterator[Storage]:
     s.close()
 
 
-def new_game(storage: Storage, game_id: str) -> None:
+def a_game(game_id: str) -> StoredGame:
     seats = [StoredSeat(i, "bot", "random bot", "random", None) for i in range(3)]
-    game = StoredGame(game_id, "lease test", "playing", 3, {}, {}, "x" * 64, time.time(), None, None, seats)
-    storage.call(Storage.op_create_game(game))
+    return StoredGame(game_id, "lease test", "playing", 3, {}, {}, "x" * 64, time.time(), None, None, seats)
+
+
+def new_game(storage: Storage, game_id: str) -> None:
+    storage.call(Storage.op_create_game(a_game(game_id)))
 
 
 def append(storage: Storage, game_id: str, seq: int, fence: Fence | None) -> None:
@@ -246,3 +249,46 @@ def test_a_node_paused_in_the_middle_of_an_append_never_keeps_its_table_from_the
         writer.wait(10)
         taker.close()
     assert kept == []
+
+
+@pytest.mark.parametrize("write", ["a new game", "a group of appends"])
+def test_postgresql_ends_the_session_of_a_node_paused_before_it_commits_whatever_it_wrote(
+    cluster_db: str, write: str
+) -> None:
+    """Half a lease time after a paused node's last statement, PostgreSQL ends its session and its locks go.
+
+    Whatever the node wrote last in its transaction: psycopg's ``executemany``
+    (a pipeline) left ``idle_in_transaction_session_timeout`` off until the
+    next statement, so a node paused right after it kept its transaction,
+    and the lease rows its appends hold ``FOR KEY SHARE``, for as long as it
+    stayed paused. A group commit may end with either write.
+    """
+    storage = Storage(cluster_db)
+    session_settings(storage.engine, 1.0, "paused")  # idle_in_transaction_session_timeout 0.5 s
+    storage.engine.dispose()
+    game_id = "paused-" + write.split()[-1]
+    if write == "a group of appends":
+        new_game(storage, game_id)
+        epoch = storage.call(lambda conn: leases.take(conn, game_id, "a/1", "a", 60))
+    rows = [
+        {"game_id": game_id, "seq": seq, "seat": 0, "action": {"pass": True}, "source": "bot", "at": time.time()}
+        for seq in (1, 2)
+    ]
+    try:
+        with pytest.raises(InternalError, match="idle-in-transaction timeout"), storage.engine.begin() as conn:
+            if write == "a new game":
+                Storage.op_create_game(a_game(game_id))(conn)
+            else:
+                check_fences(conn, [(game_id, ("a/1", epoch))])
+                storage._insert_events(conn, rows)  # the writer's group of appends (Storage._run_batch)
+            time.sleep(1.5)  # paused before its commit: the session is ended meanwhile
+        assert logged(storage, game_id) == 0
+        if write == "a group of appends":  # its lease row is no longer locked: a taker is answered at once
+
+            def take(conn: Connection) -> int | None:
+                conn.execute(text("SET LOCAL lock_timeout = 100"))
+                return leases.take(conn, game_id, "b/1", "b", 60)
+
+            assert storage.call(take) is None  # no lock timeout: the lease is merely still live
+    finally:
+        storage.close()

@@ -432,21 +432,19 @@ class Storage:
                     invite_hash=game.invite_hash,
                 )
             )
-            conn.execute(
-                insert(seats),
-                [
-                    {
-                        "game_id": game.id,
-                        "seat": s.seat,
-                        "kind": s.kind,
-                        "name": s.name,
-                        "bot": s.bot,
-                        "token_hash": s.token_hash,
-                        "account_id": s.account_id,
-                    }
-                    for s in game.seats
-                ],
-            )
+            seated = [
+                {
+                    "game_id": game.id,
+                    "seat": s.seat,
+                    "kind": s.kind,
+                    "name": s.name,
+                    "bot": s.bot,
+                    "token_hash": s.token_hash,
+                    "account_id": s.account_id,
+                }
+                for s in game.seats
+            ]
+            conn.execute(insert(seats).values(seated))  # one statement, not psycopg's pipeline: see _insert_events
 
         return fn
 
