@@ -45,6 +45,7 @@ from ...ops.botrunner import BotFailed, BotOverran, Share
 from ...store.analyses import op_load, op_save
 from ...table.seats import check_owner
 from ..common import accounts_of, address, body, body_of, errors, readable, seat_held, table_of
+from ..deps import TheAccounts
 from ..schemas import TokenBody
 
 log = logging.getLogger("forsale.server")
@@ -182,9 +183,9 @@ def _last_hints(request: Request) -> dict[tuple[str, int], float]:
     responses=errors(400, 403, 404, 409, 413, 429),
     openapi_extra=body(TokenBody, required=True),
 )
-async def hint(request: Request, table_id: str) -> dict[str, Any]:
+async def hint(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
     """What ``hard`` would do now for the seat ``token`` holds, and why (if the table allows hints)."""
-    account = await accounts_of(request).current(request, changing=True)
+    account = await accounts.current(request, changing=True)
     message = await body_of(request, TokenBody)
     table = await table_of(request, table_id)
     seat = seat_held(table, message.token)

@@ -8,19 +8,18 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from ...lobby.cluster import ClusterLobby, people_online
-from ..common import lobby_of
+from ..deps import TheLobby
 
 router = APIRouter()
 
 
 @router.get("/api/cluster/health")
-async def health(request: Request) -> JSONResponse:
+async def health(request: Request, lobby: TheLobby) -> JSONResponse:
     """200 while this node serves, 503 while it cannot (its leases could not be renewed, or it is stopping).
 
     The load balancer's check (``docs/deploy.md``): a node that answers 503
     gets no new requests. A single server is always healthy here.
     """
-    lobby = lobby_of(request)
     if not isinstance(lobby, ClusterLobby):
         return JSONResponse({"status": "ok", "cluster": False})
     ok = lobby.healthy and not lobby.draining
@@ -29,9 +28,8 @@ async def health(request: Request) -> JSONResponse:
 
 
 @router.get("/api/cluster")
-async def cluster(request: Request) -> dict[str, Any]:
+async def cluster(request: Request, lobby: TheLobby) -> dict[str, Any]:
     """The live nodes, the tables each owns and the people connected to each; this node's name."""
-    lobby = lobby_of(request)
     if not isinstance(lobby, ClusterLobby):
         return {"cluster": False, "node": None, "nodes": [], "online": people_online(lobby)}
     nodes = [{k: n[k] for k in ("name", "tables", "online")} for n in await lobby.nodes()]

@@ -21,8 +21,9 @@ from ...store.database import Storage
 from ...table.connections import error
 from ...table.seats import ALREADY_SEATED
 from ...tokens import new_token
-from ..common import accounts_of, address, body, body_of, errors, lobby_of, table_of
+from ..common import address, body, body_of, errors, table_of
 from ..cookies import clear_cookie
+from ..deps import TheAccounts, TheLobby, TheStorage
 from ..schemas import DeleteAccount, NoFields
 
 router = APIRouter()
@@ -36,10 +37,9 @@ SEAT_MOVED = "this seat was taken up on another device (its token was replaced);
 
 
 @router.get("/api/players/{name}", responses=errors(404))
-async def profile(request: Request, name: str) -> dict[str, Any]:
+async def profile(request: Request, accounts: TheAccounts, storage: TheStorage, name: str) -> dict[str, Any]:
     """A player's page: ratings, rating after each rated game, games played and won per player count, games."""
-    storage: Storage = request.app.state.storage
-    viewer = await accounts_of(request).current(request)
+    viewer = await accounts.current(request)
     viewer_id = viewer["id"] if viewer else None  # which games it may see: forsale.server.store.visibility
     if name.startswith(BOT_PREFIX):
         bot = name.removeprefix(BOT_PREFIX)
@@ -63,6 +63,7 @@ PLAYER_FILTERS = (OVERALL, *range(MIN_PLAYERS, MAX_PLAYERS + 1))
 @router.get("/api/leaderboard", responses=errors(400))
 async def leaderboard(
     request: Request,
+    storage: TheStorage,
     players: Annotated[int, Query(json_schema_extra={"enum": list(PLAYER_FILTERS)})] = OVERALL,
     kind: Literal["all", "people", "bots"] = "all",
     limit: int = 50,
@@ -70,7 +71,6 @@ async def leaderboard(
     """The best ratings (``mu - 3 sigma``): ``players`` 0 over every game, or 2-6 over games of that many."""
     if players not in PLAYER_FILTERS:
         raise Refused("bad_request", f"players: 0 (every game) or {MIN_PLAYERS} to {MAX_PLAYERS}")
-    storage: Storage = request.app.state.storage
     rows = await skill.leaderboard(storage, players, max(1, min(limit, 200)), kind)
     return {"players": players, "kind": kind, "ratings": rows}
 
@@ -78,14 +78,13 @@ async def leaderboard(
 @router.post(
     "/api/tables/{table_id}/resume", responses=errors(400, 401, 403, 404, 409, 413, 429), openapi_extra=body(NoFields)
 )
-async def resume(request: Request, table_id: str) -> dict[str, Any]:
+async def resume(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
     """A fresh token for the signed-in account's seat at this table (from any device).
 
     The seat's old token stops working: a device still holding it asks again. At a table the account
     created (signed in), the answer carries a fresh ``creator_token`` too, and the old one stops working: a
     password change ends it (a stolen session's copy), and this is how the owner's new session gets it back.
     """
-    accounts = accounts_of(request)
     mark = accounts.revocation_mark()  # before the session is looked up (see Accounts.revocation_mark)
     account = await accounts.required(request, changing=True)
     await body_of(request, NoFields)
@@ -116,18 +115,15 @@ async def resume(request: Request, table_id: str) -> dict[str, Any]:
 
 
 @router.post("/api/me/delete", responses=errors(400, 401, 403, 413, 429), openapi_extra=body(DeleteAccount, True))
-async def delete_account(request: Request) -> JSONResponse:
+async def delete_account(request: Request, lobby: TheLobby, accounts: TheAccounts, storage: TheStorage) -> JSONResponse:
     """Delete the signed-in account (its password again): its seats are renamed, its sessions and ratings end."""
-    accounts = accounts_of(request)
     account = await accounts.required(request, changing=True)
     password = (await body_of(request, DeleteAccount)).password
     await accounts.verify(account, password, address(request))
-    lobby = lobby_of(request)
     for table in list(lobby.tables.values()):
         for seat in table.seats:
             if seat.account_id == account["id"] and seat.kind == "human" and table.status != "over":
                 await table.leave(seat.index)  # before the game: the seat is free again; during it: a bot's
-    storage: Storage = request.app.state.storage
     await profiles.delete_account(storage, account["id"])
     for table in list(lobby.tables.values()):
         for seat in table.seats:

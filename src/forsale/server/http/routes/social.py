@@ -16,7 +16,8 @@ from ...errors import Refused
 from ...table import rematch
 from ...table.invites import invite_link, new_invite
 from ...table.seats import check_owner
-from ..common import accounts_of, body, body_of, errors, readable, seat_held, table_of
+from ..common import body, body_of, errors, readable, seat_held, table_of
+from ..deps import TheAccounts
 from ..schemas import CreatorBody, RematchBody
 
 router = APIRouter()
@@ -50,14 +51,14 @@ async def chat_history(
 
 @router.get("/api/tables/{table_id}/rematch", responses=errors(403, 404))
 async def rematch_state(
-    request: Request, table_id: str, token: str | None = None, invite: str | None = None
+    request: Request, accounts: TheAccounts, table_id: str, token: str | None = None, invite: str | None = None
 ) -> dict[str, Any]:
     """Where the rematch stands (null: none offered); with a seat token, that seat's new seat and token once started."""
     table = await readable(request, table_id, token=token, invite=invite)
     seat = None
     if token is not None:
         seat = seat_held(table, token)
-        check_owner(await accounts_of(request).current(request), table.seats[seat])
+        check_owner(await accounts.current(request), table.seats[seat])
     return {"rematch": rematch.state_of(table, seat)}
 
 
@@ -66,9 +67,9 @@ async def rematch_state(
     responses=errors(400, 403, 404, 409, 413, 429),
     openapi_extra=body(RematchBody, required=True),
 )
-async def rematch_answer(request: Request, table_id: str) -> dict[str, Any]:
+async def rematch_answer(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
     """Offer or accept (``accept: true``) or decline a rematch for the seat the token holds."""
-    account = await accounts_of(request).current(request, changing=True)
+    account = await accounts.current(request, changing=True)
     body = await body_of(request, RematchBody)
     table = await table_of(request, table_id)
     seat = seat_held(table, body.token)

@@ -13,7 +13,8 @@ from ...lobby.lobby import SoloRequest, TableRequest
 from ...people.skill import check_rated_hints, check_rated_table, check_signed_in
 from ...table.invites import check_join
 from ...table.seats import check_owner, link_seat
-from ..common import accounts_of, address, body, body_of, errors, lobby_of, readable, seat_held, table_of
+from ..common import address, body, body_of, errors, readable, seat_held, table_of
+from ..deps import TheAccounts, TheLobby
 from ..schemas import CreateTable, Join, Settings, Solo, TokenBody
 
 router = APIRouter()
@@ -21,10 +22,9 @@ router = APIRouter()
 
 @router.get("/api/tables", responses=errors(400))
 async def list_tables(
-    request: Request, status: Literal["open", "all", "over"] = "open", limit: int = 50
+    request: Request, lobby: TheLobby, status: Literal["open", "all", "over"] = "open", limit: int = 50
 ) -> dict[str, Any]:
     """``limit`` is clamped to 1-500; newest first (a flood of old tables does not hide a new one)."""
-    lobby = lobby_of(request)
     if status == "over":
         return {"tables": await lobby.finished_games(max(1, min(limit, 500)))}
     tables = sorted(lobby.listing(), key=lambda t: t.get("created_at") or 0, reverse=True)
@@ -34,13 +34,13 @@ async def list_tables(
 
 
 @router.post("/api/tables", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(CreateTable))
-async def create_table(request: Request) -> dict[str, Any]:
-    account = await accounts_of(request).current(request, changing=True)
+async def create_table(request: Request, lobby: TheLobby, accounts: TheAccounts) -> dict[str, Any]:
+    account = await accounts.current(request, changing=True)
     body = await body_of(request, CreateTable)
     check_rated_table(body.rated, body.hints, body.seats or ())
     check_signed_in(body.rated, account)
-    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
-    out = await lobby_of(request).create(
+    body = body.model_copy(update={"player_name": await accounts.seat_name(account, body.player_name)})
+    out = await lobby.create(
         TableRequest(**body.model_dump()),
         client_key(address(request), account),
         account["id"] if account is not None else None,
@@ -51,13 +51,13 @@ async def create_table(request: Request) -> dict[str, Any]:
 
 
 @router.post("/api/solo", status_code=201, responses=errors(400, 401, 413, 429), openapi_extra=body(Solo))
-async def solo(request: Request) -> dict[str, Any]:
-    account = await accounts_of(request).current(request, changing=True)
+async def solo(request: Request, lobby: TheLobby, accounts: TheAccounts) -> dict[str, Any]:
+    account = await accounts.current(request, changing=True)
     body = await body_of(request, Solo)
     check_rated_table(body.rated, body.hints, [None, *(body.bots if body.bots is not None else [body.bot])])
     check_signed_in(body.rated, account)
-    body = body.model_copy(update={"player_name": await accounts_of(request).seat_name(account, body.player_name)})
-    out = await lobby_of(request).solo(
+    body = body.model_copy(update={"player_name": await accounts.seat_name(account, body.player_name)})
+    out = await lobby.solo(
         SoloRequest(**body.model_dump()),
         client_key(address(request), account),
         account["id"] if account is not None else None,
@@ -79,13 +79,13 @@ async def get_table(
 @router.post(
     "/api/tables/{table_id}/join", responses=errors(400, 401, 403, 404, 409, 413, 429), openapi_extra=body(Join)
 )
-async def join(request: Request, table_id: str) -> dict[str, Any]:
-    account = await accounts_of(request).current(request, changing=True)
+async def join(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
+    account = await accounts.current(request, changing=True)
     body = await body_of(request, Join)
     table = await table_of(request, table_id)
     check_join(table, body.invite)
     check_signed_in(table.config.rated, account)
-    name = await accounts_of(request).seat_name(account, body.name)
+    name = await accounts.seat_name(account, body.name)
     seat, token = await table.join(body.seat, name, account["id"] if account is not None else None)
     if account is not None:
         await link_seat(table, seat, account)
@@ -97,10 +97,10 @@ async def join(request: Request, table_id: str) -> dict[str, Any]:
     responses=errors(400, 401, 403, 404, 409, 413, 429),
     openapi_extra=body(TokenBody, required=True),
 )
-async def claim(request: Request, table_id: str) -> dict[str, Any]:
+async def claim(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
     """Link the seat a (guest's) token holds to the signed-in account (409 ``already_seated``: at a rated table
     the account holds another seat)."""
-    account = await accounts_of(request).required(request, changing=True)
+    account = await accounts.required(request, changing=True)
     body = await body_of(request, TokenBody)
     table = await table_of(request, table_id)
     seat = seat_held(table, body.token)
@@ -113,8 +113,8 @@ async def claim(request: Request, table_id: str) -> dict[str, Any]:
     responses=errors(400, 403, 404, 409, 413, 429),
     openapi_extra=body(TokenBody, required=True),
 )
-async def leave(request: Request, table_id: str) -> dict[str, Any]:
-    account = await accounts_of(request).current(request, changing=True)
+async def leave(request: Request, accounts: TheAccounts, table_id: str) -> dict[str, Any]:
+    account = await accounts.current(request, changing=True)
     body = await body_of(request, TokenBody)
     table = await table_of(request, table_id)
     seat = seat_held(table, body.token)
@@ -141,13 +141,15 @@ async def settings(request: Request, table_id: str) -> dict[str, Any]:
 
 
 @router.get("/api/tables/{table_id}/view", responses=errors(400, 403, 404))
-async def seat_view(request: Request, table_id: str, token: str | None = None, invite: str | None = None) -> Response:
+async def seat_view(
+    request: Request, accounts: TheAccounts, table_id: str, token: str | None = None, invite: str | None = None
+) -> Response:
     """A snapshot over HTTP (no WebSocket): the seat's view with its token, else the public one."""
     table = await readable(request, table_id, token=token, invite=invite)
     seat = None
     if token is not None:
         seat = seat_held(table, token)
-        check_owner(await accounts_of(request).current(request), table.seats[seat])
+        check_owner(await accounts.current(request), table.seats[seat])
     return Response(table.snapshot("state", seat), media_type="application/json")
 
 
