@@ -2,8 +2,9 @@
 
 The routes live in modules of their own (``http/routes/*.py``, one per concern,
 each an :class:`fastapi.APIRouter` that :func:`forsale.server.app.create_app`
-includes); they reach the server's state only through these functions, so a
-new concern adds a module and one ``include_router`` line, nothing more.
+includes); they reach the server's state only through these functions and the
+dependencies of :mod:`forsale.server.http.deps`, so a new concern adds a module
+and one ``include_router`` line, nothing more.
 """
 
 from __future__ import annotations
