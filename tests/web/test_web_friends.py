@@ -181,9 +181,7 @@ def test_a_share_links_page_names_the_table_before_one_sits_down(new_page, shoot
 
     bob = new_page(width=390, height=844, locale="fr-FR")
     bob.goto(link)
-    expect(bob.locator("#join-about")).to_have_text(
-        re.compile(r"^Casa Ann\u202f: .+\u202f; déjà à table\u202f: .+\.$")
-    )
+    expect(bob.locator("#join-about")).to_have_text(re.compile(r"^Casa Ann\u202f: .+\u202f; déjà à table\u202f: .+\.$"))
     about = bob.inner_text("#join-about")
     assert "remboursement arrondi au supérieur" in about and "Ann" in about and "hasard (robot)" in about, about
     expect(bob.locator("#join-name")).to_be_visible()
