@@ -41,14 +41,13 @@ def run(args: argparse.Namespace) -> int:
     require("ratings", *(["ratings --db postgresql://"] if postgres else []))
     from ..server.people.skill import op_rebuild
     from ..server.store.database import Storage
-    from ..server.store.schema import ratings
+    from ..server.store.ratings import op_rating_count
 
     storage = Storage(args.db)
     try:
         games = storage.call(op_rebuild())
-        count = storage.call(lambda conn: conn.execute(ratings.select()).all())
+        players, count = storage.call(op_rating_count())
     finally:
         storage.close()
-    players = {row.player for row in count}
-    print(f"rated {games} games again: {len(players)} players ({len(count)} ratings, per player count and overall)")
+    print(f"rated {games} games again: {players} players ({count} ratings, per player count and overall)")
     return 0

@@ -242,6 +242,16 @@ def op_unrated() -> Callable[[Connection], list[str]]:
     return fn
 
 
+def op_rating_count() -> Callable[[Connection], tuple[int, int]]:
+    """How many players are rated, and how many ratings they hold (per player count and overall): a rebuild's summary."""
+
+    def fn(conn: Connection) -> tuple[int, int]:
+        players = [row[0] for row in conn.execute(select(ratings.c.player)).all()]
+        return len(set(players)), len(players)
+
+    return fn
+
+
 def forget(conn: Connection, player: str) -> None:
     """Drop a player's ratings and their history (a deleted account); the others' ratings stay as they are."""
     conn.execute(delete(rating_changes).where(rating_changes.c.player == player))
