@@ -9,6 +9,9 @@ from playwright.sync_api import expect
 
 from forsale import from_record
 
+SEATS_KEY = "forsale.seats"
+"""Where the page keeps its seat tokens (js/api.js)."""
+
 
 def test_solo_game_by_clicking_to_the_end(new_page, player, start_solo, shoot, web_server):
     page = new_page()
@@ -68,3 +71,34 @@ def test_solo_game_by_clicking_to_the_end(new_page, player, start_solo, shoot, w
     assert page.locator(".log li.end").inner_text().startswith("Game over.")
     href = page.locator("#download").get_attribute("href") or ""
     assert href.split("?")[0] == f"/api/tables/{table_id}/record"  # with the seat's token: private games need one
+
+
+def table_info(page, base: str, table_id: str) -> dict:
+    """A solo table's info, read with the seat's token from the page's storage (a solo table is private)."""
+    token = page.evaluate(f"() => JSON.parse(localStorage.getItem({SEATS_KEY!r}))[{table_id!r}].token")
+    answer = httpx.get(f"{base}/api/tables/{table_id}", params={"token": token}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    return answer.json()["table"]
+
+
+def test_the_bots_pace_is_chosen_in_the_lobby_and_kept_for_the_next_game(new_page, web_server):
+    """The lobby's "Bots' pace" sets the table's bot_delay (the server's own pace when left at Normal)."""
+    page = new_page()
+    page.goto("/")
+    assert page.input_value("#solo-pace") == ""  # Normal: the server's --bot-delay
+    page.fill("#solo-name", "Ann")
+    page.select_option("#solo-players", "3")
+    page.select_option("#solo-bot", "random")
+    page.select_option("#solo-pace", "1.5")
+    page.click("#play-solo")
+    page.wait_for_selector(".game")
+    table_id = page.evaluate("() => location.hash.split('/')[2]")
+    assert table_info(page, web_server, table_id)["bot_delay"] == 1.5
+    page.goto("/")
+    assert page.input_value("#solo-pace") == "1.5"  # remembered, as the lobby's other choices are
+    page.select_option("#solo-pace", "")
+    page.click("#play-solo")
+    page.wait_for_function(f"() => location.hash.startsWith('#/table/') && !location.hash.includes('{table_id}')")
+    page.wait_for_selector(".game")
+    second = page.evaluate("() => location.hash.split('/')[2]")
+    assert "bot_delay" not in table_info(page, web_server, second)

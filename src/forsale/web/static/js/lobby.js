@@ -33,6 +33,16 @@ function select(id, options, value) {
 
 const CLOCKS = ["", "15", "30", "60", "180"];
 
+/**
+ * The bots' pace: seconds each bot waits before its move (the table's `bot_delay`); "" leaves the server's own
+ * (`forsale serve --bot-delay`). A waiting bot lets a person follow the auction; at once suits a quick game.
+ */
+const PACES = [["0", "pace.instant"], ["", "pace.normal"], ["1.5", "pace.slow"], ["3", "pace.verySlow"]];
+
+function paceOptions() {
+  return PACES.map(([v, key]) => [v, t(key)]);
+}
+
 /** The clock choices in the page's language: none, or seconds a move (whole minutes said as minutes). */
 function clockOptions() {
   return CLOCKS.map((s) => [s, !s ? t("clock.none") : Number(s) % 60 ? t("clock.seconds", { count: Number(s) }) : t("clock.minutes", { count: Number(s) / 60 })]);
@@ -153,6 +163,7 @@ export function showLobby(ctx) {
   // Shown only where the server offers research bots (forsale serve --research-bots); a public server offers none.
   const researchLabel = h("label.check", { for: "show-research", hidden: true }, research, t("lobby.researchBots"));
   const clock = select("solo-clock", clockOptions(), prefs.clock || "");
+  const pace = select("solo-pace", paceOptions(), prefs.pace || "");
   const memory = h("input", { type: "checkbox", id: "solo-memory", checked: prefs.memory !== false });
   const hints = h("input", { type: "checkbox", id: "solo-hints", checked: prefs.hints === true }); // off by default
   const soloRated = ratedToggle("solo-rated", hints); // signed-in players only; a rated game has no hints
@@ -176,10 +187,11 @@ export function showLobby(ctx) {
           hints: hints.checked,
           rated: soloRated.value(),
           time_limit: clock.value ? Number(clock.value) : null,
+          bot_delay: pace.value === "" ? undefined : Number(pace.value),
           player_name: name.value.trim() || undefined,
         };
         savePlayerName(name.value.trim());
-        savePrefs({ players: n, bot: strength.value, soloRules: rules.state(), clock: clock.value, memory: memory.checked, hints: hints.checked });
+        savePrefs({ players: n, bot: strength.value, soloRules: rules.state(), clock: clock.value, pace: pace.value, memory: memory.checked, hints: hints.checked });
         try {
           const res = await api.solo(body);
           seats.put(res.table.id, { token: res.token, seat: res.seat, name: name.value.trim(), creator: res.creator_token });
@@ -210,6 +222,7 @@ export function showLobby(ctx) {
     rules.about,
     rules.fieldset,
     h("label", { for: "solo-clock" }, t("lobby.clock"), clock),
+    h("label", { for: "solo-pace" }, t("lobby.botPace"), pace),
     h("label.check", { for: "solo-memory" }, memory, t("lobby.memory")),
     h("label.check", { for: "solo-hints" }, hints, t("lobby.hints")),
     soloRated.label,
