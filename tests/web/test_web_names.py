@@ -108,6 +108,12 @@ def test_people_who_give_no_name_are_their_seats_player_to_others_and_you_to_the
         expect(page.locator(f".seat[data-seat='{other}'] .nm")).to_have_text(f"Joueur {other + 1}")
         expect(page.locator(f".seat[data-seat='{seat}'] .nm")).to_have_text("Vous")
         assert page.locator(f".seat[data-seat='{seat}'] .badge.you").count() == 0  # not "Vous (vous)"
-        text = page.locator("main").inner_text()
+        # The chat names its authors as the table does: the first page's message reads "Joueur 1" on the second.
+        page.fill("#chat-input", f"salut {seat}")
+        page.press("#chat-input", "Enter")
+        expect(page.locator("#chat-log li.mine .chat-name")).to_have_text("Vous")
+        if seat == 1:
+            expect(page.locator("#chat-log li:not(.mine) .chat-name")).to_have_text("Joueur 1")
+        text = page.locator("main").inner_text() + page.locator("#chat-log").inner_text()
         assert "Player" not in text and "You" not in text, text
         shoot(page, f"names-unnamed-seat{seat}-fr")

@@ -3,7 +3,7 @@
 // input (Enter sends), and a per-author mute that this browser remembers. Every message is text:
 // it goes into the page as text nodes (textContent), never as HTML.
 import { api } from "./api.js";
-import { h } from "./format.js";
+import { h, shownName } from "./format.js";
 import { t } from "./i18n.js";
 
 const MUTED_KEY = "forsale.muted";
@@ -101,13 +101,15 @@ export function chatPanel({ send, me, canWrite }) {
 
   function line(message) {
     const mine = message.seat !== null && message.seat === me();
-    const name = message.name || t("chat.spectator");
+    const key = message.name || t("chat.spectator"); // what a mute remembers: the name as the server sent it
+    // A seat's author as the table shows it: a server-made name ("Player 2") in the page's language, "you" for one's own.
+    const name = message.name && message.seat != null ? shownName(message.name, message.seat, { mine }) : key;
     return h(
       "li",
       { class: mine ? "mine" : "", dataset: { n: message.n, seat: message.seat ?? "" } },
       h("span.chat-name", null, name),
       h("span.chat-text", null, message.text),
-      mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(name) }, t("chat.muteShort")),
+      mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(key) }, t("chat.muteShort")),
     );
   }
 
