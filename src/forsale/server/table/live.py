@@ -27,8 +27,8 @@ from ...record import to_record
 from ...rules import Ruleset
 from ...state import Deal, State, play_moves
 from ...view import View, spectator_view
-from .. import metrics
 from ..errors import Refused
+from ..metrics import action as count_action
 from ..names import joined_name, left_name, open_seat_name
 from ..ops.botrunner import BotRunner, Share
 from ..people.skill import rate_finished
@@ -410,7 +410,7 @@ class LiveTable:
             if conn is not None and ack is not None:
                 conn.send(ack)
             self._changed(self._event(index, action, source, resolved))
-            metrics.action(source, time.perf_counter() - started)
+            count_action(source, time.perf_counter() - started)
             return seq
 
     def _event(self, index: int, action: Action, source: str, resolved: bool) -> dict[str, Any]:
