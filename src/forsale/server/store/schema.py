@@ -84,6 +84,9 @@ accounts = Table(
     Column("email_confirmed_at", Float, nullable=True),
     Column("email_token_hash", String(64), nullable=True, index=True),  # looked up by the confirmation
     Column("email_token_expires", Float, nullable=True),
+    # When the account became a bot account (forsale.server.people.botaccounts), null for a person: it then
+    # plays only through API tokens. Added with the Bot API (see upgrade_schema).
+    Column("bot_since", Float, nullable=True),
 )
 
 mails = Table(
@@ -160,6 +163,19 @@ rating_changes = Table(
     Column("at", Float, nullable=False),
 )
 
+notices = Table(
+    "forsale_notices",
+    metadata,
+    # What an account is told wherever it is signed in (forsale.server.people.notices): "seated" at a table made for
+    # it (quick pairing, a tournament's round), a challenge to a bot account... Read in id order by a long poll
+    # (GET /api/me/notices?after=<id>) or a bot's stream; pruned after a day (forsale.server.store.notices).
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", String(32), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("body", JSON, nullable=False),
+    Column("at", Float, nullable=False, index=True),
+)
+
 
 def upgrade_schema(conn: Connection) -> None:
     """Bring a database made by an older release up to :data:`metadata` (new tables are made by ``create_all``).
@@ -179,6 +195,8 @@ def upgrade_schema(conn: Connection) -> None:
                          ("email_token_hash", "VARCHAR(64)"), ("email_token_expires", "FLOAT")):  # fmt: skip
         if column not in present:
             conn.execute(text(f"ALTER TABLE forsale_accounts ADD COLUMN {column} {kind}"))
+    if "bot_since" not in present:
+        conn.execute(text("ALTER TABLE forsale_accounts ADD COLUMN bot_since FLOAT"))
     for index in accounts.indexes:
         index.create(conn, checkfirst=True)
     for row in conn.execute(select(accounts.c.id, accounts.c.name).where(accounts.c.name_skeleton.is_(None))).all():
@@ -273,4 +291,36 @@ nodes = Table(
     Column("heartbeat_at", Float, nullable=False),
     Column("tables", Integer, nullable=False),
     Column("online", Integer, nullable=False),
+)
+
+
+api_tokens = Table(
+    "forsale_api_tokens",
+    metadata,
+    # A bot account's API tokens (forsale.server.people.apitokens): the sha256 of the secret, never the secret,
+    # its name and scopes, and its last use. Revoking deletes the row.
+    Column("id", String(16), primary_key=True),  # public: how the owner names a token to revoke it
+    Column("account_id", String(32), ForeignKey("forsale_accounts.id"), nullable=False, index=True),
+    Column("name", String(100), nullable=False),
+    Column("scopes", JSON, nullable=False),  # ["bot:read", "bot:play"]
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_at", Float, nullable=False),
+    Column("last_used_at", Float, nullable=True),
+)
+
+
+challenges = Table(
+    "forsale_challenges",
+    metadata,
+    # A person's challenge to a bot account (forsale.server.lobby.challenges): pending until the bot accepts,
+    # declines, or it expires; in the database so that any node of a cluster answers it.
+    Column("id", String(16), primary_key=True),
+    Column("challenger_id", String(32), nullable=False, index=True),
+    Column("bot_id", String(32), nullable=False, index=True),
+    Column("terms", JSON, nullable=False),  # players, rules, time_limit, rated, bots
+    Column("status", String(16), nullable=False),  # pending | accepted | declined | expired | cancelled
+    Column("table_id", String(32), nullable=True),
+    Column("reason", String(32), nullable=True),  # why a bot declined (its own word, one of DECLINE_REASONS)
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False),
 )
