@@ -43,6 +43,7 @@ from .http.routes import accounts as routes_accounts
 from .http.routes import analysis as routes_analysis
 from .http.routes import cluster as routes_cluster
 from .http.routes import metrics as routes_metrics
+from .http.routes import notices as routes_notices
 from .http.routes import players as routes_players
 from .http.routes import social as routes_social
 from .http.routes import tables as routes_tables
@@ -79,6 +80,7 @@ ROUTERS = (
     routes_cluster.router,
     routes_analysis.router,
     routes_metrics.router,
+    routes_notices.router,
 )
 """The REST endpoints, one router per concern (``http/routes/*.py``); a new concern adds its router here."""
 

@@ -48,7 +48,7 @@ from ..store.outage import Unavailable, is_outage
 from ..table.config import TableConfig
 from ..table.live import LiveTable
 from ..table.seats import ENDED_BY, end_seat_tokens, tell
-from .lobby import Lobby, Options
+from .lobby import Lobby, Options, both
 
 log = logging.getLogger("forsale.server")
 
@@ -154,9 +154,10 @@ class ClusterLobby(Lobby):
         """This node's lease of the table; a table it holds no lease of gets a fence that never matches."""
         return (self.owner, self.held.get(table_id, -1))
 
-    async def store_new(self, game: StoredGame) -> None:
-        """Store a new game and take its lease in one transaction: no node can adopt it in between."""
-        epoch = await self.storage.run(op_create_leased(game, self.owner, self.node, self.config.lease_ttl))
+    async def store_new(self, game: StoredGame, also: Op[Any] | None = None) -> None:
+        """Store a new game and take its lease in one transaction (with ``also``): no node can adopt it in between."""
+        created = op_create_leased(game, self.owner, self.node, self.config.lease_ttl)
+        epoch = await self.storage.run(both(created, also))
         assert epoch is not None  # a new id has no lease yet
         self.held[game.id] = epoch
         if not TableConfig.of(game.config).private:
@@ -416,6 +417,8 @@ class ClusterLobby(Lobby):
             self._chore(self._sweep({str(notice["dead"])}))
         elif kind == "tokens" and node != self.node and not self.draining:  # an account's credentials ended
             self._chore(self._end_tokens(str(notice["account"]), str(notice["why"])))
+        elif kind == "notice":  # notices posted for these accounts (forsale.server.store.notices): readers look
+            self.notices.wake(str(account) for account in notice["accounts"])
         elif kind == "released":
             waiting = self._released.get(notice["id"])
             if waiting is not None:

@@ -24,8 +24,9 @@ from ...state import Deal
 from ..errors import Refused
 from ..names import SOLO_NAME, bot_name, joined_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
+from ..people.notices import NoticeBoard
 from ..people.turnmail import TurnNotices
-from ..store.database import Fence, Storage, StoredGame, StoredSeat
+from ..store.database import Fence, Op, Storage, StoredGame, StoredSeat
 from ..table.config import TableConfig
 from ..table.invites import invite_link
 from ..table.live import LiveTable
@@ -89,6 +90,19 @@ class Options:
     limits: Limits = field(default_factory=Limits)  # tables per client, expiry (forsale.server.lobby.fairshare)
 
 
+def both(first: Op[Any], then: Op[Any] | None) -> Op[Any]:
+    """One transaction running ``first``, then ``then`` if given; ``first``'s result."""
+    if then is None:
+        return first
+
+    def fn(conn: Any) -> Any:
+        out = first(conn)
+        then(conn)
+        return out
+
+    return fn
+
+
 class Lobby:
     """Every table this server knows: live ones in memory, finished ones loaded on demand."""
 
@@ -100,6 +114,7 @@ class Lobby:
         self.tables: dict[str, LiveTable] = {}
         self._finished: OrderedDict[str, LiveTable] = OrderedDict()
         self.shares = Shares(options.limits)  # whose table is whose (forsale.server.lobby.fairshare)
+        self.notices = NoticeBoard(storage)  # what accounts are told, e.g. seated (forsale.server.lobby.seating)
         self._expiring: asyncio.Task[None] | None = None
 
     def share_of(self, table: LiveTable) -> Share:
@@ -163,9 +178,9 @@ class Lobby:
         """The lease a table's writes need (None: one server, nothing to fence)."""
         return None
 
-    async def store_new(self, game: StoredGame) -> None:
-        """Store a new game before it goes live."""
-        await self.storage.run(Storage.op_create_game(game))
+    async def store_new(self, game: StoredGame, also: Op[Any] | None = None) -> None:
+        """Store a new game before it goes live (and run ``also`` in the same transaction)."""
+        await self.storage.run(both(Storage.op_create_game(game), also))
 
     def changed(self, table: LiveTable) -> None:
         """A table's lobby entry changed (seats, spectators, status): a waiting table's quiet time starts again."""
@@ -336,9 +351,13 @@ class Lobby:
             out.update(invite=invite, invite_link=invite_link(table.id, invite))
         return out
 
-    async def add(self, game: StoredGame) -> LiveTable:
-        """Store a new game and put it live (a created table, or a rematch: :mod:`forsale.server.table.rematch`)."""
-        await self.store_new(game)
+    async def add(self, game: StoredGame, also: Op[Any] | None = None) -> LiveTable:
+        """Store a new game and put it live (a created table, or a rematch: :mod:`forsale.server.table.rematch`).
+
+        ``also``: more to write in the game's own transaction, so that neither is stored without the other (the
+        notices telling accounts they are seated there: :mod:`forsale.server.lobby.seating`).
+        """
+        await self.store_new(game, also)
         table = LiveTable(game, self)
         self.tables[table.id] = table
         if table.status == "playing":

@@ -1,0 +1,141 @@
+"""Tables made for known players: every seat given to an account or a bot, the game under way at once.
+
+Quick pairing (:mod:`forsale.server.lobby.pairing`), a tournament's rounds and a bot account's accepted challenge
+all end the same way: the server, not a person, makes a table for players it has chosen. :func:`seat_entrants`
+is that one path.
+
+- **An account's seat** is a person's seat (``kind="human"``) linked to the account, with *no token yet*: nobody
+  holds it until the account takes it with ``POST /api/tables/{id}/resume`` (:mod:`forsale.server.http.routes.players`),
+  from whichever device and node it is on, which hands it a fresh seat token. Until then the seat counts as taken
+  (the game starts; nobody else can join it) and as an *absent* player: after the grace period the clock plays for
+  it, as for a person who closed the page (:mod:`forsale.server.table.scheduling`).
+- **The seating order** is shuffled with the OS's secret randomness, as deals are: the order of a queue or of
+  a standings list never decides who opens.
+- **Each account is told**: one ``seated`` notice, ``{"kind": "seated", "table": id, "seat": i, "source": {...}}``
+  (:mod:`forsale.server.people.notices`), written in the game's own transaction: no table without its notices,
+  no notice of a table that was not stored. ``source`` says who made the table (``{"pairing": ...}``,
+  ``{"tournament": id, "round": r}``, ``{"challenge": id}``), for the page to say so.
+- **On a cluster** the table is made on whichever node runs this and moves to the node its requests are routed to,
+  as any table does (:mod:`forsale.server.lobby.cluster`, ``docs/deploy.md``).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import ForSaleError
+from ...rules import Ruleset
+from ...state import Deal
+from ..errors import Refused
+from ..names import bot_name, table_name
+from ..ops.botrunner import validate_spec
+from ..people.skill import check_rated_table
+from ..store.database import StoredGame, StoredSeat
+from ..store.notices import Notice, op_post
+from ..table.config import TableConfig
+from ..table.live import LiveTable
+from ..tokens import new_token
+from .lobby import Lobby, TableRequest
+
+SEATED = "seated"
+"""The notice's kind: an account was given a seat at a new table."""
+
+_SHUFFLE = random.SystemRandom()
+"""Seating orders come from the OS's secret source, as deals do."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One seat of a table made for known players.
+
+    ``account_id``: an account's seat (a person's or a bot account's), which the account takes with ``resume``;
+    None: a server bot playing ``bot`` (a :mod:`forsale.bots` registry spec). ``name``: the name shown (the
+    account's name; a bot's, "" for the server's usual one, such as "hard bot").
+    """
+
+    account_id: str | None
+    name: str
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.account_id is None) == (self.bot is None):
+            raise ValueError("an entrant is an account (account_id) or a server bot (bot), not both or neither")
+
+
+async def seat_entrants(
+    lobby: Lobby, request: TableRequest, entrants: Sequence[Entrant], source: dict[str, Any]
+) -> LiveTable:
+    """Make a table of ``request.players`` seats for ``entrants`` (one each, in a shuffled order), playing at once.
+
+    From ``request`` are read the table's settings (name, rules, clocks, memory aid, hints, privacy, spectator chat,
+    rated, bot delay); its ``seats``, ``join`` and ``player_name`` are not (the entrants are the seats). Refused
+    (:class:`~forsale.server.errors.Refused`) before anything is stored: a count of entrants other than the table's,
+    an account listed twice, bad rules or clocks, a bot the server would not seat, a rated table a person could not
+    be rated at (:func:`~forsale.server.people.skill.check_rated_table`). The table is nobody's to manage: no
+    creator token exists. ``source`` (JSON) goes into every ``seated`` notice.
+    """
+    n = request.players
+    if len(entrants) != n:
+        raise Refused("bad_seats", f"{len(entrants)} entrants for a table of {n}")
+    accounts = [e.account_id for e in entrants if e.account_id is not None]
+    if len(set(accounts)) != len(accounts):
+        raise Refused("already_seated", "an account is listed twice: one account, one seat", 409)
+    try:
+        rules = Ruleset.parse(request.rules, n)
+    except ForSaleError as error:
+        raise Refused("bad_rules", str(error)) from None
+    if request.turn_limit is not None and request.time_limit is not None:
+        raise Refused("bad_clock", "choose one clock: time_limit (seconds, played live) or turn_limit (over days)")
+    for entrant in entrants:
+        if entrant.bot is not None:
+            try:
+                validate_spec(entrant.bot, lobby.options.max_bot_time, rules, research_bots=lobby.options.research_bots)
+            except ValueError as error:
+                raise Refused("bad_bot", f"{entrant.bot}: {error}") from None
+    check_rated_table(request.rated, request.hints, [e.bot for e in entrants])
+    order = list(entrants)
+    _SHUFFLE.shuffle(order)
+    game_id = secrets.token_urlsafe(6)
+    seats: list[StoredSeat] = []
+    told: list[Notice] = []
+    for i, entrant in enumerate(order):
+        if entrant.account_id is not None:
+            seats.append(StoredSeat(i, "human", entrant.name, None, None, entrant.account_id))  # no token: resume
+            told.append((entrant.account_id, SEATED, {"table": game_id, "seat": i, "source": source}))
+        else:
+            assert entrant.bot is not None
+            seats.append(StoredSeat(i, "bot", entrant.name or bot_name(entrant.bot), entrant.bot, None))
+    deal = Deal.random(rules, random.SystemRandom())
+    _, creator_hash = new_token()  # the token itself is dropped: nobody manages a table the server made
+    game = StoredGame(
+        id=game_id,
+        name=request.name or table_name(n),
+        status="playing",
+        players=n,
+        config=TableConfig(
+            rules=rules.to_json(),
+            time_limit=request.time_limit,
+            turn_limit=request.turn_limit,
+            memory_aid=request.memory_aid,
+            hints=request.hints,
+            private=request.private or request.invite_only,
+            spectator_chat=request.spectator_chat,
+            rated=request.rated,
+            creator_account=None,
+            bot_delay=request.bot_delay,
+        ).stored(),
+        deal={**deal.to_json(), "removed": deal.removed_to_json()},
+        creator_hash=creator_hash,
+        created_at=time.time(),
+        finished_at=None,
+        result=None,
+        seats=seats,
+    )
+    table = await lobby.add(game, op_post(told))
+    lobby.notices.wake(accounts)
+    return table
