@@ -1,0 +1,118 @@
+"""Quick pairing's matching rule (:mod:`forsale.server.lobby.matching`): examples, and properties over any queue."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from forsale.server.lobby.matching import BASE_GAP, PLAYER_COUNTS, WIDEN, Match, Seeker, bot_level, match
+
+ANY = frozenset(PLAYER_COUNTS)
+
+
+def seeker(name: str, mu: float = 25.0, counts: tuple[int, ...] | frozenset[int] = ANY, rated: bool = False,
+           joined: float = 0.0, bots_after: float | None = None) -> Seeker:  # fmt: skip
+    return Seeker(name, mu, frozenset(counts), rated, joined, bots_after)
+
+
+def test_the_largest_table_everyone_asked_for() -> None:
+    people = [seeker(f"p{i}", joined=i) for i in range(7)]
+    assert match(people, now=7) == [Match(6, False, ("p0", "p1", "p2", "p3", "p4", "p5"))]
+    fours = [seeker(f"q{i}", counts=(4,), joined=i) for i in range(3)]
+    assert match(fours, now=3) == []  # three who want four wait for a fourth
+    assert match([*fours, seeker("q3", counts=(3, 4), joined=3)], now=3) == [Match(4, False, ("q0", "q1", "q2", "q3"))]
+
+
+def test_rated_and_casual_never_meet() -> None:
+    people = [seeker("a"), seeker("b"), seeker("c", rated=True), seeker("d", rated=True)]
+    assert match(people, now=0) == []
+    people += [seeker("e"), seeker("f", rated=True)]
+    tables = match(people, now=0)
+    assert sorted((t.rated, sorted(t.members)) for t in tables) == [(False, ["a", "b", "e"]), (True, ["c", "d", "f"])]
+
+
+def test_the_accepted_rating_span_widens_with_the_wait() -> None:
+    far = 10.0  # three players 5 apart: a span of 10
+    people = [seeker("low", 25 - far / 2), seeker("mid", 25), seeker("high", 25 + far / 2)]
+    assert match(people, now=0) == []
+    wait = (far - BASE_GAP) / WIDEN
+    assert match(people, now=wait - 0.01) == []
+    assert [sorted(t.members) for t in match(people, now=wait)] == [["high", "low", "mid"]]
+
+
+def test_a_newcomer_is_not_thrown_to_a_far_table_by_someone_elses_wait() -> None:
+    old = [seeker("old1", 10, joined=0), seeker("old2", 10, joined=0)]
+    assert match([*old, seeker("new", 30, joined=100)], now=100) == []  # the old two would take anyone; "new" not
+    assert match([*old, seeker("new2", 10.5, joined=100)], now=100)[0].members == ("old1", "old2", "new2")
+
+
+def test_the_closest_ratings_are_seated_together() -> None:
+    people = [
+        seeker("a", 25, (3,), joined=0),
+        seeker("far", 26.9, (3,)),
+        seeker("b", 25.5, (3,)),
+        seeker("c", 24.6, (3,)),
+    ]
+    assert match(people, now=0) == [Match(3, False, ("a", "c", "b"))]
+
+
+def test_bots_fill_only_for_those_who_asked_after_their_wait() -> None:
+    alone = seeker("a", 25, bots_after=10)
+    assert match([alone], now=9.9) == []
+    assert match([alone], now=10) == [Match(4, False, ("a",), "medium")]
+    assert match([seeker("never")], now=1e6) == []
+    two = [seeker("a", 25, bots_after=10), seeker("b", 25.5, joined=5)]  # b wants no bots: a waits or goes alone
+    assert match(two, now=10) == [Match(4, False, ("a",), "medium")]
+    willing = [seeker("a", 25, (3, 5), bots_after=10), seeker("b", 25.5, (5,), joined=5, bots_after=60)]
+    assert match(willing, now=10) == [Match(5, False, ("a", "b"), "medium")]  # the size that seats both
+
+
+def test_the_bots_level_follows_the_peoples_ratings() -> None:
+    assert bot_level([15.0]) == "easy" and bot_level([25.0]) == "medium" and bot_level([30.0, 28.0]) == "hard"
+    assert match([seeker("strong", 35, (3,), rated=True, bots_after=0)], now=0) == [Match(3, True, ("strong",), "hard")]
+
+
+def test_a_seeker_asks_for_some_table_size() -> None:
+    with pytest.raises(ValueError):
+        seeker("x", counts=())
+    with pytest.raises(ValueError):
+        seeker("x", counts=(2, 3))
+
+
+seekers = st.lists(
+    st.builds(
+        Seeker,
+        account_id=st.sampled_from([f"a{i}" for i in range(40)]),
+        mu=st.floats(0, 50),
+        counts=st.frozensets(st.sampled_from(PLAYER_COUNTS), min_size=1),
+        rated=st.booleans(),
+        joined=st.floats(0, 100),
+        bots_after=st.none() | st.floats(0, 100),
+    ),
+    max_size=40,
+    unique_by=lambda s: s.account_id,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(queue=seekers, now=st.floats(0, 200))
+def test_any_queue_gives_tables_that_keep_every_rule(queue: list[Seeker], now: float) -> None:
+    by_id = {s.account_id: s for s in queue}
+    tables = match(queue, now)
+    seated = [m for t in tables for m in t.members]
+    assert len(seated) == len(set(seated)) and set(seated) <= set(by_id)  # nobody twice, nobody from nowhere
+    for table in tables:
+        members = [by_id[m] for m in table.members]
+        assert 1 <= len(members) <= table.players and table.players in PLAYER_COUNTS
+        assert all(table.players in s.counts for s in members[1:])  # the bot fill's anchor may be the only one
+        assert table.players in members[0].counts
+        assert {s.rated for s in members} == {table.rated}  # never rated with casual
+        span = max(s.mu for s in members) - min(s.mu for s in members)
+        assert span <= min(s.gap(now) for s in members) + 1e-9
+        if table.bots:
+            assert table.bot in ("easy", "medium", "hard") and members[0].wants_bots(now)
+            assert all(s.bots_after is not None for s in members)
+        else:
+            assert table.bot is None
+    assert match(list(reversed(queue)), now) == tables  # deterministic, whatever the order read
