@@ -163,6 +163,22 @@ rating_changes = Table(
     Column("at", Float, nullable=False),
 )
 
+pairing = Table(
+    "forsale_pairing",
+    metadata,
+    # Quick pairing's queue (forsale.server.lobby.pairing): one row per account waiting, in the database so that every
+    # node of a cluster sees the same queue. The row lives while its owner is there (seen_at, refreshed by the
+    # page's heartbeat) and goes in the transaction that seats it (forsale.server.store.pairing.op_claim).
+    Column("account_id", String(32), primary_key=True),
+    Column("name", String(100), nullable=False),  # the account's name, shown at the table
+    Column("mu", Float, nullable=False),  # its rating when it joined (forsale.server.people.skill), 25 for a newcomer
+    Column("counts", JSON, nullable=False),  # the table sizes it accepts: [3, 4, 5, 6] for any
+    Column("rated", Integer, nullable=False),  # 1: rated games only; 0: casual only
+    Column("bots_after", Float, nullable=True),  # seconds after which bots may fill its table; null: never
+    Column("joined_at", Float, nullable=False),
+    Column("seen_at", Float, nullable=False, index=True),
+)
+
 notices = Table(
     "forsale_notices",
     metadata,
