@@ -44,6 +44,7 @@ from .http.routes import analysis as routes_analysis
 from .http.routes import cluster as routes_cluster
 from .http.routes import metrics as routes_metrics
 from .http.routes import notices as routes_notices
+from .http.routes import pairing as routes_pairing
 from .http.routes import players as routes_players
 from .http.routes import social as routes_social
 from .http.routes import tables as routes_tables
@@ -52,6 +53,7 @@ from .http.ws import TableSockets
 from .lobby.cluster import ClusterConfig, ClusterLobby
 from .lobby.fairshare import WAITING_EXPIRY, Limits
 from .lobby.lobby import Lobby, Options
+from .lobby.pairing import Pairing
 from .ops import gctuning as collector
 from .ops.badinput import BadInputLog
 from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
@@ -81,6 +83,7 @@ ROUTERS = (
     routes_analysis.router,
     routes_metrics.router,
     routes_notices.router,
+    routes_pairing.router,
 )
 """The REST endpoints, one router per concern (``http/routes/*.py``); a new concern adds its router here."""
 
@@ -331,6 +334,8 @@ def create_app(
         app.state.analysis_budget = analysis_budget
         app.state.metrics_from = metrics_networks
         await lobby.start()
+        app.state.pairing = pairing = Pairing(lobby)  # quick pairing's queue and matcher
+        pairing.start()
         await ratings.catch_up(storage)  # rated games that ended while the server was stopping
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
         try:
@@ -338,6 +343,7 @@ def create_app(
         finally:
             if collecting is not None:
                 collecting.cancel()
+            await pairing.close()
             if isinstance(lobby, ClusterLobby):
                 await lobby.stop()  # hand its tables over first
             lobby.close()

@@ -406,3 +406,16 @@ class SignOut(_Strict):
     forgotten shared computer)."""
 
     everywhere: StrictBool = False
+
+
+PairingSize = Annotated[StrictInt, Field(ge=3, le=6), BeforeValidator(_integral)]
+
+
+class JoinPairing(_Strict):
+    """``POST /api/pairing``: quick pairing's wish (:class:`forsale.server.lobby.pairing.Wish`). ``players``: a table
+    size, a list of them, or ``"any"``; ``bots_after``: seconds (5 to 600) after which bots fill the free seats,
+    or null (never: wait for people)."""
+
+    players: PairingSize | Annotated[list[PairingSize], Field(min_length=1, max_length=4)] | Literal["any"] = "any"
+    rated: StrictBool = False
+    bots_after: Annotated[StrictFloat, Field(ge=5, le=600, allow_inf_nan=False)] | None = None

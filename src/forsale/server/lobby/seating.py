@@ -35,12 +35,12 @@ from ..errors import Refused
 from ..names import bot_name, table_name
 from ..ops.botrunner import validate_spec
 from ..people.skill import check_rated_table
-from ..store.database import StoredGame, StoredSeat
+from ..store.database import Op, StoredGame, StoredSeat
 from ..store.notices import Notice, op_post
 from ..table.config import TableConfig
 from ..table.live import LiveTable
 from ..tokens import new_token
-from .lobby import Lobby, TableRequest
+from .lobby import Lobby, TableRequest, both
 
 SEATED = "seated"
 """The notice's kind: an account was given a seat at a new table."""
@@ -68,7 +68,11 @@ class Entrant:
 
 
 async def seat_entrants(
-    lobby: Lobby, request: TableRequest, entrants: Sequence[Entrant], source: dict[str, Any]
+    lobby: Lobby,
+    request: TableRequest,
+    entrants: Sequence[Entrant],
+    source: dict[str, Any],
+    also: Op[Any] | None = None,
 ) -> LiveTable:
     """Make a table of ``request.players`` seats for ``entrants`` (one each, in a shuffled order), playing at once.
 
@@ -77,7 +81,9 @@ async def seat_entrants(
     (:class:`~forsale.server.errors.Refused`) before anything is stored: a count of entrants other than the table's,
     an account listed twice, bad rules or clocks, a bot the server would not seat, a rated table a person could not
     be rated at (:func:`~forsale.server.people.skill.check_rated_table`). The table is nobody's to manage: no
-    creator token exists. ``source`` (JSON) goes into every ``seated`` notice.
+    creator token exists. ``source`` (JSON) goes into every ``seated`` notice. ``also``: more to write in the
+    table's transaction, which it may fail (quick pairing's claim of its members in the queue:
+    :func:`forsale.server.store.pairing.op_claim`); its exception is raised here, and nothing is stored.
     """
     n = request.players
     if len(entrants) != n:
@@ -136,6 +142,6 @@ async def seat_entrants(
         result=None,
         seats=seats,
     )
-    table = await lobby.add(game, op_post(told))
+    table = await lobby.add(game, both(op_post(told), also))
     lobby.notices.wake(accounts)
     return table

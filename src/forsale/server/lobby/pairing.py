@@ -1,0 +1,188 @@
+"""Quick pairing ("Play now with people"): the queue of accounts looking for a game, and its matcher.
+
+An account joins with what it wants (:class:`Wish`: table sizes, rated or casual, bots after a wait or never); the
+queue is a table of the database (:mod:`forsale.server.store.pairing`), so every node of a cluster sees it. Every
+node runs :class:`Pairing`'s matcher every :data:`MATCH_EVERY` seconds and at once when someone joins here: it reads
+the queue, asks :func:`forsale.server.lobby.matching.match` for the tables to make, and makes each with
+:func:`forsale.server.lobby.seating.seat_entrants`, whose transaction also takes the members out of the queue
+(all of them or the table is not made): so a person is seated once, and never after leaving.
+
+**Presence.** An entry lives while its owner is there: each heartbeat (:meth:`Pairing.touch`: the page's
+``GET /api/pairing`` every 2 s, a bot account's stream) renews it, and the matcher drops an entry not renewed for
+:data:`HEARTBEAT_TTL` seconds before it matches, so a closed tab or a dropped connection leaves the queue within
+a few seconds and nobody is seated at a table they will never see.
+
+Person or bot account, the queue's entrant is an account id: :meth:`Pairing.join` and :meth:`Pairing.leave` are
+what the REST endpoints (:mod:`forsale.server.http.routes.pairing`) and the Bot API call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ...arena.ratings import model
+from ..errors import Refused
+from ..store.outage import Unavailable
+from ..store.pairing import Claimed, Entry, op_claim, op_counts, op_entry, op_join, op_leave, op_queue, op_touch
+from .lobby import Lobby, TableRequest
+from .matching import PLAYER_COUNTS, Match, Seeker, match
+from .seating import Entrant, seat_entrants
+
+log = logging.getLogger("forsale.server")
+
+MATCH_EVERY = 0.2
+"""Seconds between two looks at the queue by a node's matcher (and at once when someone joins on that node)."""
+
+HEARTBEAT_TTL = 6.0
+"""Seconds an entry lives without a heartbeat: the page beats every 2 s, so two lost beats are forgiven."""
+
+TIME_LIMIT = 60.0
+"""Seconds per move at a table quick pairing makes: people who do not know each other need a clock."""
+
+COUNTS_FOR = 1.0
+"""Seconds the waiting and playing counts are reused on a node before they are counted again."""
+
+BOTS_AFTER = (5.0, 600.0)
+"""The wait before bots fill a table that a person may choose, in seconds (bounds of ``bots_after``)."""
+
+DEFAULT_MU = float(model().rating().mu)
+"""A newcomer's rating (openskill's 25): an account that has played no rated game is paired as one."""
+
+
+@dataclass(frozen=True)
+class Wish:
+    """What an account waits for: table sizes (``PLAYER_COUNTS`` for any), rated or casual, bots after a wait."""
+
+    players: tuple[int, ...]
+    rated: bool = False
+    bots_after: float | None = None
+
+    def __post_init__(self) -> None:
+        if not self.players or not set(self.players) <= set(PLAYER_COUNTS):
+            raise ValueError(f"players: some of {PLAYER_COUNTS}")
+        if self.bots_after is not None and not BOTS_AFTER[0] <= self.bots_after <= BOTS_AFTER[1]:
+            raise ValueError(f"bots_after: {BOTS_AFTER[0]:g} to {BOTS_AFTER[1]:g} seconds, or never (null)")
+
+
+ALREADY_QUEUED = "this account is already waiting for a game: leave the queue first (DELETE /api/pairing)"
+PLAYING_RATED = "this account is playing a rated game: finish it before waiting for another rated one"
+
+
+class Pairing:
+    """One node's part of quick pairing: join, leave, heartbeat, state, and the matcher."""
+
+    def __init__(
+        self, lobby: Lobby, every: float = MATCH_EVERY, ttl: float = HEARTBEAT_TTL, time_limit: float = TIME_LIMIT
+    ) -> None:
+        self.lobby = lobby
+        self.storage = lobby.storage
+        self.every, self.ttl, self.time_limit = every, ttl, time_limit
+        self.tables_made = 0
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._counts: tuple[float, dict[str, int]] | None = None
+
+    # -- what accounts do -------------------------------------------------------------
+    async def join(self, account_id: str, name: str, wish: Wish) -> dict[str, Any]:
+        """Queue the account (409 ``already_queued``; 409 ``already_playing`` for a rated wish while it plays a
+        rated game); its state, with ``after``: the id of its latest notice before it joined, where a reader of
+        ``GET /api/me/notices`` starts so as to miss no ``seated`` notice."""
+        after = await self.lobby.notices.last_id(account_id)
+        now = time.time()
+        entry = Entry(account_id, name, DEFAULT_MU, wish.players, wish.rated, wish.bots_after, now, now)
+        status = await self.storage.run(op_join(entry, refuse_if_playing_rated=wish.rated))
+        if status == "queued_already":
+            raise Refused("already_queued", ALREADY_QUEUED, 409)
+        if status == "playing_rated":
+            raise Refused("already_playing", PLAYING_RATED, 409)
+        self._counts = None
+        self._wake.set()
+        return {**await self.state(account_id), "after": after}
+
+    async def leave(self, account_id: str) -> bool:
+        """Take the account out of the queue; whether it was waiting."""
+        left = await self.storage.run(op_leave(account_id))
+        self._counts = None
+        return left
+
+    async def touch(self, *account_ids: str) -> set[str]:
+        """The heartbeat of these accounts' entries; which of them are waiting."""
+        return await self.storage.run(op_touch(account_ids, time.time()))
+
+    async def state(self, account_id: str) -> dict[str, Any]:
+        """The account's entry (``pairing``: null when it is not waiting) and the counts."""
+        entry = await self.storage.run(op_entry(account_id))
+        shown = None
+        if entry is not None:
+            shown = {
+                "players": list(entry.counts),
+                "rated": entry.rated,
+                "bots_after": entry.bots_after,
+                "since": int(entry.joined_at * 1000),
+            }
+        return {"pairing": shown, "counts": await self.counts()}
+
+    async def counts(self) -> dict[str, int]:
+        """``waiting`` (of which ``waiting_rated``) and ``playing`` (people at games under way), on every node."""
+        now = time.monotonic()
+        if self._counts is None or now - self._counts[0] > COUNTS_FOR:
+            self._counts = (now, await self.storage.run(op_counts(time.time() - self.ttl)))
+        return dict(self._counts[1])
+
+    # -- the matcher ----------------------------------------------------------------------
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.every)
+            self._wake.clear()
+            try:
+                await self.tick()
+            except Unavailable:  # logged once per outage (forsale.server.store.outage); the queue waits in the database
+                pass
+            except Exception:
+                log.exception("quick pairing: a matching round failed")
+
+    async def tick(self, now: float | None = None) -> int:
+        """One matching round: drop the entries whose owners are gone, make the tables; how many were made."""
+        now = time.time() if now is None else now
+        entries = await self.storage.run(op_queue(now - self.ttl))
+        if not entries:
+            return 0
+        seekers = [Seeker(e.account_id, e.mu, frozenset(e.counts), e.rated, e.joined_at, e.bots_after) for e in entries]
+        names = {e.account_id: e.name for e in entries}
+        made = await asyncio.gather(*(self._seat(m, names) for m in match(seekers, now)))
+        self._counts = None
+        return sum(made)
+
+    async def _seat(self, found: Match, names: dict[str, str]) -> bool:
+        entrants = [Entrant(account_id, names[account_id]) for account_id in found.members]
+        if found.bot is not None:
+            entrants += [Entrant(None, "", found.bot)] * found.bots
+        request = TableRequest(players=found.players, rated=found.rated, time_limit=self.time_limit)
+        source = {"pairing": "rated" if found.rated else "casual"}
+        try:
+            table = await seat_entrants(self.lobby, request, entrants, source, op_claim(found.members))
+        except Claimed:  # someone left meanwhile, or another node seated them first: the rest wait on
+            return False
+        except Refused as refused:
+            log.warning("quick pairing: a table of %d could not be made: %s", found.players, refused)
+            return False
+        self.tables_made += 1
+        log.info("quick pairing: table %s for %d people and %d bots", table.id, len(found.members), found.bots)
+        return True

@@ -1,0 +1,178 @@
+"""Quick pairing's queue in ``forsale_pairing`` (run on the writer thread): join, leave, heartbeat, read, claim.
+
+The queue is in the database so that every node of a cluster pairs the same people. Two rules keep it honest
+whatever the nodes do at once (:mod:`forsale.server.lobby.pairing`):
+
+- **A seat is claimed in the table's own transaction.** :func:`op_claim` deletes the members' rows and fails
+  (:class:`Claimed`) unless it deleted every one of them, and it runs in the transaction that stores the new
+  game and its ``seated`` notices (:func:`forsale.server.lobby.seating.seat_entrants`'s ``also``). Someone who left
+  meanwhile, or was seated by another node's matcher first, makes the whole table roll back: nobody is seated
+  twice, nobody at a table made after they left. (On PostgreSQL the second of two such deletes waits for the first
+  transaction and then finds no row; SQLite has one writer.)
+- **One matcher at a time reads the queue.** :func:`op_queue` takes PostgreSQL's transaction-level advisory lock
+  :data:`PAIRING_LOCK` without waiting, and answers None if another node holds it: that node is matching now, and
+  this one would only find the same tables and lose the claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, delete, func, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from .ratings import OVERALL, account_player
+from .schema import games, pairing, ratings, seats
+
+PAIRING_LOCK = (
+    0x70616972696E67  # "pairing": the advisory lock of the queue's reader (any constant, the same everywhere)
+)
+
+
+class Claimed(Exception):
+    """Some of a table's members are no longer in the queue (they left, or another matcher seated them)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of the queue."""
+
+    account_id: str
+    name: str
+    mu: float
+    counts: tuple[int, ...]
+    rated: bool
+    bots_after: float | None
+    joined_at: float
+    seen_at: float
+
+
+def _entry(row: Any) -> Entry:
+    return Entry(
+        row.account_id,
+        row.name,
+        row.mu,
+        tuple(row.counts),
+        bool(row.rated),
+        row.bots_after,
+        row.joined_at,
+        row.seen_at,
+    )
+
+
+def rated_game_under_way(conn: Connection, account_id: str) -> bool:
+    """Whether the account holds a person's seat at a rated game still being played."""
+    rows = conn.execute(
+        select(games.c.config)
+        .join(seats, seats.c.game_id == games.c.id)
+        .where(seats.c.account_id == account_id, seats.c.kind == "human", games.c.status == "playing")
+    ).scalars()
+    return any(bool((config or {}).get("rated")) for config in rows)
+
+
+def op_join(entry: Entry, refuse_if_playing_rated: bool) -> Callable[[Connection], str]:
+    """Put ``entry`` in the queue: ``"queued"``, or why not: ``"queued_already"``, ``"playing_rated"``.
+
+    ``refuse_if_playing_rated``: refuse an account that holds a seat at a rated game under way (one rated game
+    at a time through quick pairing). The account's rating is read here too: ``entry.mu`` is its fallback.
+    """
+
+    def fn(conn: Connection) -> str:
+        if refuse_if_playing_rated and rated_game_under_way(conn, entry.account_id):
+            return "playing_rated"
+        mu = conn.execute(
+            select(ratings.c.mu).where(
+                ratings.c.player == account_player(entry.account_id), ratings.c.players == OVERALL
+            )
+        ).scalar()
+        values = {
+            "account_id": entry.account_id,
+            "name": entry.name,
+            "mu": entry.mu if mu is None else float(mu),
+            "counts": list(entry.counts),
+            "rated": int(entry.rated),
+            "bots_after": entry.bots_after,
+            "joined_at": entry.joined_at,
+            "seen_at": entry.seen_at,
+        }
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        inserted = dialect.insert(pairing).values(values).on_conflict_do_nothing().returning(pairing.c.account_id)
+        return "queued" if conn.execute(inserted).first() is not None else "queued_already"
+
+    return fn
+
+
+def op_leave(account_id: str) -> Callable[[Connection], bool]:
+    """Take the account out of the queue; whether it was in."""
+
+    def fn(conn: Connection) -> bool:
+        return bool(conn.execute(delete(pairing).where(pairing.c.account_id == account_id)).rowcount)
+
+    return fn
+
+
+def op_touch(account_ids: Sequence[str], now: float) -> Callable[[Connection], set[str]]:
+    """The heartbeat: these accounts are still there (``seen_at = now``); which of them are in the queue."""
+
+    def fn(conn: Connection) -> set[str]:
+        conn.execute(update(pairing).where(pairing.c.account_id.in_(list(account_ids))).values(seen_at=now))
+        return set(
+            conn.execute(select(pairing.c.account_id).where(pairing.c.account_id.in_(list(account_ids)))).scalars()
+        )
+
+    return fn
+
+
+def op_entry(account_id: str) -> Callable[[Connection], Entry | None]:
+    def fn(conn: Connection) -> Entry | None:
+        row = conn.execute(select(pairing).where(pairing.c.account_id == account_id)).first()
+        return None if row is None else _entry(row)
+
+    return fn
+
+
+def op_counts(seen_after: float) -> Callable[[Connection], dict[str, int]]:
+    """How many wait (seen since ``seen_after``), rated and casual, and how many people are at games under way."""
+
+    def fn(conn: Connection) -> dict[str, int]:
+        waiting: dict[int, int] = dict(
+            conn.execute(
+                select(pairing.c.rated, func.count()).where(pairing.c.seen_at >= seen_after).group_by(pairing.c.rated)
+            ).tuples()
+        )
+        playing = conn.execute(
+            select(func.count())
+            .select_from(seats.join(games, and_(seats.c.game_id == games.c.id, games.c.status == "playing")))
+            .where(seats.c.kind == "human")
+        ).scalar()
+        return {"waiting": sum(waiting.values()), "waiting_rated": int(waiting.get(1, 0)), "playing": int(playing or 0)}
+
+    return fn
+
+
+def op_queue(seen_after: float) -> Callable[[Connection], list[Entry] | None]:
+    """The queue, for one matcher: the entries seen since ``seen_after``, after deleting the others (their owners
+    are gone); None when another node's matcher holds :data:`PAIRING_LOCK` (it is matching now)."""
+
+    def fn(conn: Connection) -> list[Entry] | None:
+        locked = text("SELECT pg_try_advisory_xact_lock(:key)")
+        if conn.dialect.name == "postgresql" and not conn.execute(locked, {"key": PAIRING_LOCK}).scalar():
+            return None
+        conn.execute(delete(pairing).where(pairing.c.seen_at < seen_after))
+        return [_entry(row) for row in conn.execute(select(pairing)).all()]
+
+    return fn
+
+
+def op_claim(account_ids: Sequence[str]) -> Callable[[Connection], None]:
+    """Take these accounts out of the queue, all or none: :class:`Claimed` (and the transaction rolls back) if
+    any is missing. Run in the new table's transaction (see the module docstring)."""
+
+    def fn(conn: Connection) -> None:
+        gone = conn.execute(delete(pairing).where(pairing.c.account_id.in_(list(account_ids)))).rowcount
+        if gone != len(set(account_ids)):
+            raise Claimed(f"{len(set(account_ids)) - gone} of the table's members left the queue")
+
+    return fn

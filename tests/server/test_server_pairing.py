@@ -1,0 +1,176 @@
+"""Quick pairing through the real app (``/api/pairing``, the matcher, ``seated`` notices, ``resume``).
+
+Starlette's TestClient runs the whole app in-process (its matcher task included) on a real SQLite file; the
+cluster-safety test runs two apps, each with its matcher, on one PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+
+from .signin import as_account, sign_up
+from .social import SAME, code_of
+
+pytestmark = pytest.mark.timeout(90)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    app = create_app(f"sqlite:///{tmp_path / 'pairing.sqlite3'}", rest_rate=1e6, rest_burst=1e6)
+    with TestClient(app) as client:
+        yield client
+
+
+def join(client: TestClient, body: dict[str, Any]) -> Any:
+    return client.post("/api/pairing", json=body, headers=SAME)
+
+
+def seated(client: TestClient, after: int = 0, wait: float = 10) -> dict[str, Any]:
+    """The signed-in account's next ``seated`` notice (waiting up to ``wait`` seconds)."""
+    notices = client.get("/api/me/notices", params={"after": after, "wait": wait}).json()["notices"]
+    assert [n["kind"] for n in notices] == ["seated"], notices
+    return dict(notices[0])
+
+
+def test_guests_see_counts_and_are_asked_to_sign_in(client: TestClient) -> None:
+    as_account(client, None)
+    assert client.get("/api/pairing").json() == {
+        "pairing": None,
+        "counts": {"waiting": 0, "waiting_rated": 0, "playing": 0},
+    }
+    response = join(client, {})
+    assert response.status_code == 401 and code_of(response) == "not_signed_in"
+
+
+def test_bad_wishes_are_refused(client: TestClient) -> None:
+    sign_up(client, "Val")
+    bodies: list[dict[str, Any]] = [
+        {"players": 2},
+        {"players": 7},
+        {"players": "all"},
+        {"players": []},
+        {"players": [3, 4, 5, 6, 3]},
+        {"players": "4"},
+        {"bots_after": 1},
+        {"bots_after": 601},
+        {"bots_after": "soon"},
+        {"rated": 1},
+        {"colour": "red"},
+    ]
+    for body in bodies:
+        response = join(client, body)
+        assert response.status_code == 400 and code_of(response) == "bad_request", body
+    assert client.get("/api/pairing").json()["pairing"] is None
+
+
+def test_three_people_are_seated_together_and_take_their_seats(client: TestClient) -> None:
+    sessions = {name: sign_up(client, name) for name in ("Amy", "Ben", "Cat")}
+    afters = {}
+    for name, session in sessions.items():
+        as_account(client, session)
+        answer = join(client, {"players": 3})
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["pairing"]["players"] == [3] and answer.json()["pairing"]["rated"] is False
+        afters[name] = answer.json()["after"]
+        if name == "Amy":
+            again = join(client, {"players": 4})
+            assert again.status_code == 409 and code_of(again) == "already_queued"
+    tables = set()
+    seats = set()
+    for name, session in sessions.items():
+        as_account(client, session)
+        notice = seated(client, afters[name])
+        assert notice["source"] == {"pairing": "casual"}
+        tables.add(notice["table"])
+        resumed = client.post(f"/api/tables/{notice['table']}/resume", json={}, headers=SAME).json()
+        assert resumed["seat"] == notice["seat"] and resumed["token"]
+        seats.add(notice["seat"])
+        assert client.get("/api/pairing").json()["pairing"] is None  # out of the queue once seated
+    assert len(tables) == 1 and seats == {0, 1, 2}
+    info = client.get(f"/api/tables/{tables.pop()}").json()["table"]
+    assert info["status"] == "playing" and sorted(s["name"] for s in info["seats"]) == ["Amy", "Ben", "Cat"]
+    assert info["time_limit"] == 60
+    assert client.get("/api/pairing").json()["counts"]["playing"] == 3
+
+
+def test_leaving_and_a_lost_heartbeat_take_a_person_out(client: TestClient) -> None:
+    pairing = client.app.state.pairing  # type: ignore[attr-defined]
+    pairing.ttl = 1.5  # the page beats every 2 s against 6; here every test second counts
+    others = {name: sign_up(client, name) for name in ("Hal", "Ian")}
+    gone = sign_up(client, "Gil")
+    assert join(client, {"players": 3}).status_code == 201
+    left = client.delete("/api/pairing", headers=SAME).json()
+    assert left["left"] is True and left["counts"]["waiting"] == 0
+    assert client.delete("/api/pairing", headers=SAME).json()["left"] is False
+    assert join(client, {"players": 3}).status_code == 201  # and now it closes its tab
+    time.sleep(2.0)
+    for session in others.values():
+        as_account(client, session)
+        assert join(client, {"players": 3}).status_code == 201
+    time.sleep(0.3)  # a few matcher rounds: Gil is gone, so Hal and Ian wait for a third
+    as_account(client, gone)
+    assert client.get("/api/pairing").json()["pairing"] is None
+    assert client.get("/api/me/notices").json()["notices"] == []
+    for session in others.values():
+        as_account(client, session)
+        state = client.get("/api/pairing").json()  # their heartbeat
+        assert state["pairing"] is not None and state["counts"]["waiting"] == 2
+
+
+def test_bots_fill_the_table_after_the_wait_asked_for(client: TestClient) -> None:
+    sign_up(client, "Kim")
+    answer = join(client, {"players": [3], "bots_after": 5})
+    assert answer.status_code == 201
+    pairing = client.app.state.pairing  # type: ignore[attr-defined]
+    since = answer.json()["pairing"]["since"] / 1000
+    assert client.portal.call(pairing.tick, since + 4.9) == 0  # type: ignore[union-attr]
+    assert client.portal.call(pairing.tick, since + 5.1) == 1  # type: ignore[union-attr]
+    notice = seated(client, answer.json()["after"])
+    info = client.get(f"/api/tables/{notice['table']}").json()["table"]
+    assert sorted(s["bot"] or "" for s in info["seats"]) == ["", "medium", "medium"]  # a newcomer's 25: medium
+
+
+def test_one_rated_game_at_a_time(client: TestClient) -> None:
+    sessions = {name: sign_up(client, name) for name in ("Lu", "Mo", "Ned")}
+    for session in sessions.values():
+        as_account(client, session)
+        assert join(client, {"players": 3, "rated": True}).status_code == 201
+    as_account(client, sessions["Lu"])
+    notice = seated(client)
+    info = client.get(f"/api/tables/{notice['table']}").json()["table"]
+    assert info["rated"] is True
+    again = join(client, {"players": 3, "rated": True})
+    assert again.status_code == 409 and code_of(again) == "already_playing"
+    assert join(client, {"players": 3}).status_code == 201  # a casual game meanwhile is the player's business
+
+
+def test_two_servers_on_one_database_seat_each_person_once(fresh_postgres: str, tmp_path: Path) -> None:
+    """Two apps, each with its own matcher, share the queue: six people joined through either are seated at two
+    tables, each once, whichever matcher made which table."""
+    apps = [create_app(fresh_postgres, rest_rate=1e6, rest_burst=1e6) for _ in range(2)]
+    with TestClient(apps[0]) as one, TestClient(apps[1]) as two:
+        clients = [one, two]
+        sessions = []
+        for i in range(6):
+            client = clients[i % 2]
+            sessions.append((client, sign_up(client, f"Node{i}")))
+            answer = join(client, {"players": 3})
+            assert answer.status_code == 201, answer.text
+        tables: dict[str, list[int]] = {}
+        for i, (_, session) in enumerate(sessions):
+            other = clients[(i + 1) % 2]  # each reads its notice on the server it did not join through
+            as_account(other, session)
+            notice = seated(other)
+            tables.setdefault(notice["table"], []).append(notice["seat"])
+            assert other.get("/api/me/notices", params={"after": notice["id"]}).json()["notices"] == []
+        assert sorted(sorted(s) for s in tables.values()) == [[0, 1, 2], [0, 1, 2]]
+        made = sum(c.app.state.pairing.tables_made for c in clients)  # type: ignore[attr-defined]
+        assert made == 2
