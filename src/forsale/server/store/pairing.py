@@ -137,11 +137,10 @@ def op_counts(seen_after: float) -> Callable[[Connection], dict[str, int]]:
     """How many wait (seen since ``seen_after``), rated and casual, and how many people are at games under way."""
 
     def fn(conn: Connection) -> dict[str, int]:
-        waiting: dict[int, int] = dict(
-            conn.execute(
-                select(pairing.c.rated, func.count()).where(pairing.c.seen_at >= seen_after).group_by(pairing.c.rated)
-            ).tuples()
-        )
+        rows = conn.execute(
+            select(pairing.c.rated, func.count()).where(pairing.c.seen_at >= seen_after).group_by(pairing.c.rated)
+        ).tuples()
+        waiting = {int(rated): int(n) for rated, n in rows}
         playing = conn.execute(
             select(func.count())
             .select_from(seats.join(games, and_(seats.c.game_id == games.c.id, games.c.status == "playing")))
