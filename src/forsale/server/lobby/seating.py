@@ -45,9 +45,6 @@ from .lobby import Lobby, TableRequest, both
 SEATED = "seated"
 """The notice's kind: an account was given a seat at a new table."""
 
-_SHUFFLE = random.SystemRandom()
-"""Seating orders come from the OS's secret source, as deals do."""
-
 
 @dataclass(frozen=True)
 class Entrant:
@@ -105,7 +102,7 @@ async def seat_entrants(
                 raise Refused("bad_bot", f"{entrant.bot}: {error}") from None
     check_rated_table(request.rated, request.hints, [e.bot for e in entrants])
     order = list(entrants)
-    _SHUFFLE.shuffle(order)
+    random.SystemRandom().shuffle(order)  # from the OS's secret source, as deals are (made here, not at import)
     game_id = secrets.token_urlsafe(6)
     seats: list[StoredSeat] = []
     told: list[Notice] = []

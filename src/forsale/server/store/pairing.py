@@ -139,7 +139,7 @@ def op_counts(seen_after: float) -> Callable[[Connection], dict[str, int]]:
     def fn(conn: Connection) -> dict[str, int]:
         rows = conn.execute(
             select(pairing.c.rated, func.count()).where(pairing.c.seen_at >= seen_after).group_by(pairing.c.rated)
-        ).tuples()
+        ).all()
         waiting = {int(rated): int(n) for rated, n in rows}
         playing = conn.execute(
             select(func.count())
