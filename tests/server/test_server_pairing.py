@@ -6,6 +6,7 @@ cluster-safety test runs two apps, each with its matcher, on one PostgreSQL data
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -101,17 +102,23 @@ def test_three_people_are_seated_together_and_take_their_seats(client: TestClien
     assert client.get("/api/pairing").json()["counts"]["playing"] == 3
 
 
-def test_leaving_and_a_lost_heartbeat_take_a_person_out(client: TestClient) -> None:
+def test_a_person_stays_while_reading_notices_and_leaves_by_leaving_or_going(client: TestClient) -> None:
     pairing = client.app.state.pairing  # type: ignore[attr-defined]
-    pairing.ttl = 1.5  # the page beats every 2 s against 6; here every test second counts
+    pairing.ttl = 2.0  # 6 s on a server; the node renews a reader's entry every second
     others = {name: sign_up(client, name) for name in ("Hal", "Ian")}
     gone = sign_up(client, "Gil")
     assert join(client, {"players": 3}).status_code == 201
     left = client.delete("/api/pairing", headers=SAME).json()
     assert left["left"] is True and left["counts"]["waiting"] == 0
     assert client.delete("/api/pairing", headers=SAME).json()["left"] is False
-    assert join(client, {"players": 3}).status_code == 201  # and now it closes its tab
-    time.sleep(2.0)
+    assert join(client, {"players": 3}).status_code == 201
+    polling = threading.Thread(target=lambda: client.get("/api/me/notices", params={"wait": 3}))
+    polling.start()  # the page's long poll: Gil is there to be told
+    time.sleep(2.6)
+    as_account(client, None)
+    assert client.get("/api/pairing").json()["counts"]["waiting"] == 1  # past the 2 s, held by the reader
+    polling.join()  # and now the tab is closed: no reader, no renewal
+    time.sleep(2.5)
     for session in others.values():
         as_account(client, session)
         assert join(client, {"players": 3}).status_code == 201
@@ -121,7 +128,7 @@ def test_leaving_and_a_lost_heartbeat_take_a_person_out(client: TestClient) -> N
     assert client.get("/api/me/notices").json()["notices"] == []
     for session in others.values():
         as_account(client, session)
-        state = client.get("/api/pairing").json()  # their heartbeat
+        state = client.get("/api/pairing").json()  # itself a renewal
         assert state["pairing"] is not None and state["counts"]["waiting"] == 2
 
 

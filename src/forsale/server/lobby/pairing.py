@@ -7,10 +7,13 @@ the queue, asks :func:`forsale.server.lobby.matching.match` for the tables to ma
 :func:`forsale.server.lobby.seating.seat_entrants`, whose transaction also takes the members out of the queue
 (all of them or the table is not made): so a person is seated once, and never after leaving.
 
-**Presence.** An entry lives while its owner is there: each heartbeat (:meth:`Pairing.touch`: the page's
-``GET /api/pairing`` every 2 s, a bot account's stream) renews it, and the matcher drops an entry not renewed for
-:data:`HEARTBEAT_TTL` seconds before it matches, so a closed tab or a dropped connection leaves the queue within
-a few seconds and nobody is seated at a table they will never see.
+**Presence.** An entry lives while its owner is there to be told it was seated: while the account has a reader of
+its notices open on some node (the page's long poll of ``GET /api/me/notices``, a bot account's stream:
+:meth:`forsale.server.people.notices.NoticeBoard.readers`), that node renews the entry every :data:`BEAT` seconds;
+joining and ``GET /api/pairing`` renew it too (:meth:`Pairing.touch`). The matcher drops an entry not renewed for
+:data:`HEARTBEAT_TTL` seconds before it matches, so a closed tab or a dropped connection (its poll ends within a
+second: :mod:`forsale.server.http.routes.notices`) leaves the queue within a few seconds, and nobody is seated at a
+table they will never see.
 
 Person or bot account, the queue's entrant is an account id: :meth:`Pairing.join` and :meth:`Pairing.leave` are
 what the REST endpoints (:mod:`forsale.server.http.routes.pairing`) and the Bot API call.
@@ -38,8 +41,14 @@ log = logging.getLogger("forsale.server")
 MATCH_EVERY = 0.2
 """Seconds between two looks at the queue by a node's matcher (and at once when someone joins on that node)."""
 
+BEAT = 1.0
+"""Seconds between two renewals, by a node, of the entries of the accounts reading their notices there."""
+
 HEARTBEAT_TTL = 6.0
-"""Seconds an entry lives without a heartbeat: the page beats every 2 s, so two lost beats are forgiven."""
+"""Seconds an entry lives without a renewal: a page between two polls, or a node's beat late, is forgiven."""
+
+TOUCH_CHUNK = 500
+"""Accounts renewed per statement (an ``IN`` list of bounded length)."""
 
 TIME_LIMIT = 60.0
 """Seconds per move at a table quick pairing makes: people who do not know each other need a clock."""
@@ -147,16 +156,26 @@ class Pairing:
             self._task = None
 
     async def _run(self) -> None:
+        beaten = 0.0
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.every)
             self._wake.clear()
             try:
+                if time.monotonic() - beaten >= BEAT:
+                    beaten = time.monotonic()
+                    await self.beat()
                 await self.tick()
             except Unavailable:  # logged once per outage (forsale.server.store.outage); the queue waits in the database
                 pass
             except Exception:
                 log.exception("quick pairing: a matching round failed")
+
+    async def beat(self) -> None:
+        """Renew the entries of the accounts that read their notices on this node now (see the module docstring)."""
+        readers = self.lobby.notices.readers()
+        for start in range(0, len(readers), TOUCH_CHUNK):
+            await self.touch(*readers[start : start + TOUCH_CHUNK])
 
     async def tick(self, now: float | None = None) -> int:
         """One matching round: drop the entries whose owners are gone, make the tables; how many were made."""

@@ -58,6 +58,11 @@ class NoticeBoard:
             for event in self._waiting.get(account_id, ()):
                 event.set()
 
+    def readers(self) -> list[str]:
+        """The accounts with a reader waiting in this process now: they are there to be told (quick pairing's
+        presence: :mod:`forsale.server.lobby.pairing`)."""
+        return list(self._waiting)
+
     def waiting(self, account_id: str | None = None) -> int:
         """How many readers wait now: ``account_id``'s, or everyone's."""
         if account_id is not None:

@@ -61,8 +61,8 @@ async def leave(request: Request, accounts: TheAccounts) -> dict[str, Any]:
 @router.get("/api/pairing")
 async def state(request: Request, accounts: TheAccounts) -> dict[str, Any]:
     """The signed-in account's place in the queue (``pairing``: null when not waiting) and the counts (``waiting``,
-    ``waiting_rated``, ``playing``), to anyone. For a waiting account this is its heartbeat: an entry not asked
-    about for 6 seconds leaves the queue (the page asks every 2)."""
+    ``waiting_rated``, ``playing``), to anyone. For a waiting account it renews its entry, as an open
+    ``GET /api/me/notices`` does every second (an entry renewed by neither for 6 seconds leaves the queue)."""
     account = await accounts.current(request)
     pairing = pairing_of(request)
     if account is None:
