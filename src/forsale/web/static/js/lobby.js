@@ -6,6 +6,7 @@ import { api, playerName, savePlayerName, seats } from "./api.js";
 import { chequeCard, houseCard } from "./cards.js";
 import { h, k, money, shownName, shownNames, shownTableName } from "./format.js";
 import { dateTime, has, joinList, language, t } from "./i18n.js";
+import { pairingCard } from "./pairing.js";
 import { presetName, rulesPicker } from "./rulesform.js";
 import { tutorialButton } from "./tutorial.js";
 
@@ -400,7 +401,8 @@ export function showLobby(ctx) {
     h("p", null, t("how.score", { k: k(14), money: money(14) })),
   );
   others.append(howTo);
-  root.append(solo, friends, others);
+  const pairing = pairingCard(ctx); // "Play now with people" (quick pairing)
+  root.append(solo, pairing.el, friends, others);
 
   async function refresh() {
     try {
@@ -483,6 +485,7 @@ export function showLobby(ctx) {
   return () => {
     alive = false;
     clearInterval(timer);
+    pairing.stop();
   };
 }
 
