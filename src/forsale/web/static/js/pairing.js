@@ -13,7 +13,7 @@ import { t } from "./i18n.js";
 
 const PREFS = "forsale.pairing";
 /** Waits before bots fill the free seats, in seconds ("" never): the choices of the form. */
-const BOT_WAITS = ["", "15", "30", "60", "120"];
+const BOT_WAITS = ["", "5", "15", "30", "60", "120"];
 /** Seconds between two looks at the counts (how many wait, how many play), waiting or not. */
 const COUNTS_EVERY = 5000;
 /** Seconds a notices poll waits on the server before it answers empty and the page asks again. */
