@@ -193,6 +193,53 @@ notices = Table(
 )
 
 
+tournaments = Table(
+    "forsale_tournaments",
+    metadata,
+    # A tournament (forsale.server.lobby.tournaments): Swiss rounds or an arena's time window, run by whichever node
+    # advances it; "version" is bumped by every change of its state, compare-and-set, so two nodes never both act.
+    Column("id", String(32), primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("kind", String(8), nullable=False),  # swiss | arena
+    Column("status", String(12), nullable=False, index=True),  # open | running | over | cancelled
+    Column("creator_account", String(32), nullable=False),
+    Column("config", JSON, nullable=False),  # players, rules, time_limit, rated, bots, fill, rounds, minutes...
+    Column("seed", String(32), nullable=False),  # the standings' coin flip (forsale.server.lobby.swiss.coin_flip)
+    Column("starts_at", Float, nullable=True),  # null: when start_players have joined (or the creator starts it)
+    Column("round", Integer, nullable=False),  # Swiss: the round under way (0 before the first)
+    Column("version", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("started_at", Float, nullable=True),
+    Column("ends_at", Float, nullable=True),  # an arena's end of pairing
+    Column("finished_at", Float, nullable=True),
+)
+
+tournament_players = Table(
+    "forsale_tournament_players",
+    metadata,
+    Column("tournament_id", String(32), ForeignKey("forsale_tournaments.id"), primary_key=True),
+    Column("account_id", String(32), primary_key=True),
+    Column("name", String(100), nullable=False),
+    Column("bot", Integer, nullable=False),  # 1: a bot account (forsale.server.people.botaccounts)
+    Column("joined_at", Float, nullable=False),
+    Column("withdrawn_at", Float, nullable=True),  # no longer paired; its past games still count
+)
+
+tournament_games = Table(
+    "forsale_tournament_games",
+    metadata,
+    # One table of a tournament: planned first (game_id null, with its entrants), then seated by one node, whose
+    # game's transaction fills game_id (forsale.server.store.tournaments.op_claim_table), so a round interrupted by
+    # a restart is finished by whichever node looks next, and no table is made twice.
+    Column("tournament_id", String(32), ForeignKey("forsale_tournaments.id"), primary_key=True),
+    Column("round", Integer, primary_key=True),  # an arena counts its tables 1, 2, 3...
+    Column("n", Integer, primary_key=True),  # the table's number in its round
+    Column("entrants", JSON, nullable=False),  # [account id, ..., null for each server bot seat]
+    Column("game_id", String(32), nullable=True, index=True),
+    Column("points", JSON, nullable=True),  # once over: {account id: [placement points, money]}
+)
+
+
 def upgrade_schema(conn: Connection) -> None:
     """Bring a database made by an older release up to :data:`metadata` (new tables are made by ``create_all``).
 
