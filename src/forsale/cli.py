@@ -29,6 +29,7 @@ COMMANDS = [
     "forsale.commands.tournament",
     "forsale.commands.ratings",
     "forsale.commands.train",
+    "forsale.commands.connect",
 ]
 
 

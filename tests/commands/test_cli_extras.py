@@ -45,6 +45,7 @@ IMPORT_NAMES = {
     "starlette": "starlette",
     "uvicorn": "uvicorn",
     "websockets": "websockets",
+    "httpx": "httpx",
     "sqlalchemy": "sqlalchemy",
     "psycopg": "psycopg",
     "pydantic": "pydantic",
@@ -101,6 +102,7 @@ INVOCATIONS = {
     "serve --db postgresql://": ["serve", "--port", "0", "--db", "postgresql://nobody@127.0.0.1:1/nothing"],
     "ratings": ["ratings", "rebuild", "--db", "sqlite:///ratings.sqlite3"],
     "ratings --db postgresql://": ["ratings", "rebuild", "--db", "postgresql://nobody@127.0.0.1:1/nothing"],
+    "connect": ["connect", "--server", "http://127.0.0.1:1", "--token", "fsb_x", "--bot", "random"],
     "train": ["train", "value", "--players", "3", "--games", "20", "--epochs", "1", "--quiet", "--seed", "1"],
     "train --plot": [
         *("train", "value", "--players", "3", "--games", "20", "--epochs", "1", "--quiet", "--seed", "1"),

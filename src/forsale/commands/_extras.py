@@ -37,6 +37,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "serve --db postgresql://": ("server", ("psycopg",)),
     "ratings": ("server", ("sqlalchemy", "openskill")),
     "ratings --db postgresql://": ("server", ("psycopg",)),
+    "connect": ("client", ("httpx", "websockets")),
     "train": ("train", ("numpy", "torch", "rich")),
     "train --plot": ("train", ("matplotlib",)),
 }

@@ -41,6 +41,8 @@ from .http.common import BODY_MODELS, client_host, client_net, lobby_of, rest_er
 from .http.cookies import post_refusal
 from .http.routes import accounts as routes_accounts
 from .http.routes import analysis as routes_analysis
+from .http.routes import botapi as routes_botapi
+from .http.routes import challenges as routes_challenges
 from .http.routes import cluster as routes_cluster
 from .http.routes import metrics as routes_metrics
 from .http.routes import notices as routes_notices
@@ -60,6 +62,7 @@ from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_mo
 from .ops.ratelimit import RateLimit
 from .people import skill as ratings
 from .people.accounts import Accounts
+from .people.apitokens import ApiTokens
 from .people.mailer import Mailer, SmtpSettings
 from .people.turnmail import TurnNotices
 from .store.database import Storage
@@ -84,6 +87,8 @@ ROUTERS = (
     routes_metrics.router,
     routes_notices.router,
     routes_pairing.router,
+    routes_botapi.router,
+    routes_challenges.router,
 )
 """The REST endpoints, one router per concern (``http/routes/*.py``); a new concern adds its router here."""
 
@@ -331,6 +336,7 @@ def create_app(
             lobby = ClusterLobby(storage, runner, options, turns, cluster)
         app.state.storage, app.state.lobby = storage, lobby
         app.state.accounts = Accounts(storage)
+        app.state.api_tokens = ApiTokens(storage)  # the Bot API's tokens and their rate limits
         app.state.analysis_budget = analysis_budget
         app.state.metrics_from = metrics_networks
         await lobby.start()

@@ -189,4 +189,5 @@ async def socket_account(conn: HTTPConnection, storage: Storage) -> Account | No
     if not session_store.same_origin(conn.headers, conn.url.scheme):
         raise Refused("cross_origin", "a signed-in WebSocket must come from this server's own pages", 403)
     found = await storage.run(session_rows.op_lookup(session_store.hash_session(session_id)))
-    return None if found is None else Account(id=found[0], name=found[1])
+    # A bot account's session only watches: it plays its seats with the Bot API's seat tokens, not as a person.
+    return None if found is None or found[2] else Account(id=found[0], name=found[1])

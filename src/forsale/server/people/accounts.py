@@ -147,6 +147,16 @@ class Account(dict[str, Any]):
     """``{"id": ..., "name": ...}``: what the API shows of an account."""
 
 
+BOT_ACCOUNT_PLAYS = "a bot account plays only through the Bot API, with an API token (docs/bot-api.md)"
+
+
+def refuse_bot_account(account: Account | None) -> None:
+    """``403 bot_account`` when a bot account's session would take a seat as a person does: it plays through
+    the Bot API only (:mod:`forsale.server.people.botaccounts`)."""
+    if account is not None and account.get("bot_account") is True:
+        raise Refused("bot_account", BOT_ACCOUNT_PLAYS, 403)
+
+
 class Keep(enum.Enum):
     """The type of :data:`KEEP`: a setting left as it is (``None`` already means "none")."""
 
@@ -287,6 +297,7 @@ class Accounts:
         can go by (:func:`forsale.server.names.person_name_problem`) and must not read as an account's name.
         """
         if account is not None:
+            refuse_bot_account(account)
             return str(account["name"])
         if requested is None:
             return None
@@ -321,7 +332,12 @@ class Accounts:
         if changing and not session_store.same_origin(request.headers, request.url.scheme):
             raise Refused("cross_origin", "a signed-in request must come from this server's own pages", 403)
         found = await self.storage.run(session_rows.op_lookup(session_store.hash_session(session_id)))
-        return None if found is None else Account(id=found[0], name=found[1])
+        if found is None:
+            return None
+        # A bot account's says so (forsale.server.people.botaccounts), a person's has no such key.
+        return (
+            Account(id=found[0], name=found[1], bot_account=True) if found[2] else Account(id=found[0], name=found[1])
+        )
 
     async def required(self, request: session_store.Asking, changing: bool = False) -> Account:
         account = await self.current(request, changing)

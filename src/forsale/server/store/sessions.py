@@ -27,16 +27,16 @@ def op_start(account_id: str, id_hash: str, lifetime: float, ended: str | None =
     return fn
 
 
-def op_lookup(id_hash: str) -> Callable[[Connection], tuple[str, str] | None]:
-    """``(account id, name)`` of an unexpired session, else None."""
+def op_lookup(id_hash: str) -> Callable[[Connection], tuple[str, str, bool] | None]:
+    """``(account id, name, whether it is a bot account)`` of an unexpired session, else None."""
 
-    def fn(conn: Connection) -> tuple[str, str] | None:
+    def fn(conn: Connection) -> tuple[str, str, bool] | None:
         row = conn.execute(
-            select(accounts.c.id, accounts.c.name)
+            select(accounts.c.id, accounts.c.name, accounts.c.bot_since)
             .join(sessions, sessions.c.account_id == accounts.c.id)
             .where(sessions.c.id_hash == id_hash, sessions.c.expires_at > time.time())
         ).first()
-        return None if row is None else (row[0], row[1])
+        return None if row is None else (row[0], row[1], row[2] is not None)
 
     return fn
 

@@ -15,7 +15,7 @@ from ....rules import MAX_PLAYERS, MIN_PLAYERS
 from ...errors import Refused
 from ...names import DELETED_NAME
 from ...people import profiles, skill
-from ...people.accounts import name_key, normal_name
+from ...people.accounts import name_key, normal_name, refuse_bot_account
 from ...people.skill import OVERALL
 from ...store.database import Storage
 from ...table.connections import error
@@ -87,6 +87,7 @@ async def resume(request: Request, accounts: TheAccounts, table_id: str) -> dict
     """
     mark = accounts.revocation_mark()  # before the session is looked up (see Accounts.revocation_mark)
     account = await accounts.required(request, changing=True)
+    refuse_bot_account(account)  # its seats are taken with the Bot API's seat endpoint, by token
     await body_of(request, NoFields)
     table = await table_of(request, table_id)
     async with table.lock:
