@@ -170,7 +170,7 @@ def take_seat(http: httpx.Client, table: str) -> dict[str, Any]:
 
 def test_a_challenge_declined_then_accepted_and_played_to_the_end_by_the_client(server: Any) -> None:
     _, bot_name, token = bot_account(server)
-    bob, _ = person(server, "Bob")
+    bob, bob_name = person(server, "Bob")
     stream = httpx.Client(base_url=server.base, headers=bearer(token), timeout=40)
     last = stream.get("/api/bot/notices").json()["last"]
 
@@ -206,6 +206,10 @@ def test_a_challenge_declined_then_accepted_and_played_to_the_end_by_the_client(
     playing.join(60)
     assert over and over[0].result == last_state["result"]
     assert over[0].names == [s["name"] for s in welcome["info"]["seats"]] and bot_name in over[0].names
+    marked = [s["name"] for s in welcome["info"]["seats"] if s.get("bot_account")]
+    assert marked == [bot_name]  # the bot account's seat, and no other (the server bot's neither)
+    assert bob.get(f"/api/players/{bot_name}").json()["player"]["bot_account"] is True
+    assert "bot_account" not in bob.get(f"/api/players/{bob_name}").json()["player"]
 
 
 def test_an_expired_challenge_takes_no_answer(server: Any) -> None:

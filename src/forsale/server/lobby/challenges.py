@@ -198,6 +198,9 @@ async def accept(lobby: Lobby, bot_id: str, challenge_id: str) -> dict[str, Any]
         await lobby.storage.run(store.op_set_table(row["id"], None, "failed"))
         await lobby.notices.post([(row["challenger_id"], KIND, {"challenge": shown({**row, "status": "failed"})})])
         raise
+    for seat in table.seats:  # marked at once, before the bot takes its seat
+        seat.bot_account = seat.account_id == bot_id
+    table.snapshots.broadcast_info()
     await lobby.storage.run(store.op_set_table(row["id"], table.id))
     challenge = shown({**row, "table_id": table.id})
     await lobby.notices.post([(row["challenger_id"], KIND, {"challenge": challenge})])

@@ -40,9 +40,12 @@ class Seat:
     account_id: str | None = None  # the signed-in account the seat belongs to (forsale.server.people.accounts)
     conns: set[Conn] = field(default_factory=set)
     away_since: float | None = None  # monotonic time the last connection dropped
+    # A bot account's seat (forsale.server.people.botaccounts), marked from when the table is made for it (a
+    # challenge) or it takes the seat through the Bot API; kept in memory only: after a restart, from its next seat.
+    bot_account: bool = False
 
     def public(self) -> dict[str, Any]:
-        return {
+        shown = {
             "seat": self.index,
             "kind": self.kind,
             "name": self.name,
@@ -50,6 +53,9 @@ class Seat:
             "account": self.kind == "human" and self.account_id is not None,  # under the account's name
             "connected": self.kind == "bot" or bool(self.conns),
         }
+        if self.bot_account:  # only then: every other seat's info reads as it always did
+            shown["bot_account"] = True
+        return shown
 
     def stored(self) -> StoredSeat:
         return StoredSeat(self.index, self.kind, self.name, self.bot, self.token_hash, self.account_id)

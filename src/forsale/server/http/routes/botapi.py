@@ -138,6 +138,7 @@ async def bot_seat(request: Request, table_id: str, authorization: Bearer = None
         if not held:
             raise Refused("no_seat", "no seat at this table is this bot's", 404)
         seat = held[0]
+        seat.bot_account = True  # the page marks the seat a bot account's
         token, seat.token_hash = new_token()
         await table.write(Storage.op_update_seat(table.id, seat.stored()))  # fenced: on a cluster, owner only
         table.unseat_connections(seat.index, error("bad_token", SEAT_TAKEN_BY_BOT))

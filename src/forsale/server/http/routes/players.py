@@ -17,6 +17,7 @@ from ...names import DELETED_NAME
 from ...people import profiles, skill
 from ...people.accounts import name_key, normal_name, refuse_bot_account
 from ...people.skill import OVERALL
+from ...store.apitokens import op_find_bot
 from ...store.database import Storage
 from ...table.connections import error
 from ...table.seats import ALREADY_SEATED
@@ -50,6 +51,8 @@ async def profile(request: Request, accounts: TheAccounts, storage: TheStorage, 
         except Refused:
             raise Refused("not_found", "there is no player with this name", 404) from None
         found = await profiles.account_profile(storage, name_key(name), viewer_id)
+        if found is not None and await storage.run(op_find_bot(name_key(name))) is not None:
+            found["bot_account"] = True  # the page marks it, and offers a signed-in person to challenge it
     if found is None:
         shown = repr(name) if len(name) <= 24 else "with this name"
         raise Refused("not_found", f"there is no player {shown} (bots have ratings once they play a rated game)", 404)
