@@ -419,3 +419,29 @@ class JoinPairing(_Strict):
     players: PairingSize | Annotated[list[PairingSize], Field(min_length=1, max_length=4)] | Literal["any"] = "any"
     rated: StrictBool = False
     bots_after: Annotated[StrictFloat, Field(ge=5, le=600, allow_inf_nan=False)] | None = None
+
+
+TableSize = Annotated[StrictInt, Field(ge=3, le=6), BeforeValidator(_integral)]
+
+
+class CreateTournament(_Strict):
+    """``POST /api/tournaments`` (:class:`forsale.server.lobby.tournaments.Settings`): a Swiss tournament of
+    ``rounds`` rounds, or an arena open for ``minutes``; it starts at ``starts_at`` (milliseconds since the epoch,
+    within 30 days), or as soon as ``start_players`` have joined, or when its creator starts it. ``fill``: a server
+    bot (``"easy"``...) for the seats a round cannot fill with players; null: smaller tables instead."""
+
+    name: Name
+    kind: Literal["swiss", "arena"] = "swiss"
+    players: TableSize = 4
+    rules: RulesSpec = None
+    time_limit: Annotated[StrictFloat, Field(ge=5, le=600, allow_inf_nan=False)] = 30.0
+    rated: StrictBool = False
+    bots: StrictBool = True
+    fill: BotSpec | None = None
+    rounds: Annotated[StrictInt, Field(ge=1, le=20), BeforeValidator(_integral)] = 3
+    minutes: Annotated[StrictFloat, Field(ge=1, le=24 * 60, allow_inf_nan=False)] = 30.0
+    starts_at: Annotated[StrictInt, Field(ge=0, le=2**53)] | None = None
+    start_players: Annotated[StrictInt, Field(ge=2, le=256), BeforeValidator(_integral)] | None = None
+    max_players: Annotated[StrictInt, Field(ge=2, le=256), BeforeValidator(_integral)] = 64
+    bot_delay: BotDelay = None
+    join: StrictBool = True
