@@ -116,3 +116,57 @@ def test_any_queue_gives_tables_that_keep_every_rule(queue: list[Seeker], now: f
         else:
             assert table.bot is None
     assert match(list(reversed(queue)), now) == tables  # deterministic, whatever the order read
+
+
+def plainly(queue: list[Seeker], now: float) -> list[Match]:
+    """The rule as the module docstring says it, by brute force (every anchor sorts everyone): the reference."""
+    from forsale.server.lobby.matching import FILL_ORDER
+
+    def group(anchor: Seeker, others: list[Seeker], size: int) -> list[Seeker]:
+        members, low, high, limit = [anchor], anchor.mu, anchor.mu, anchor.gap(now)
+        for other in sorted(others, key=lambda o: (abs(o.mu - anchor.mu), o.joined, o.account_id)):
+            if len(members) < size and size in other.counts:
+                lo, hi, li = min(low, other.mu), max(high, other.mu), min(limit, other.gap(now))
+                if hi - lo <= li:
+                    members, low, high, limit = [*members, other], lo, hi, li
+        return members
+
+    taken: set[str] = set()
+    out = []
+    for anchor in sorted(queue, key=lambda s: (s.joined, s.account_id)):
+        if anchor.account_id in taken:
+            continue
+        others = [s for s in queue if s.rated == anchor.rated and s.account_id not in taken and s is not anchor]
+        found = next(
+            ((n, g) for n in sorted(anchor.counts, reverse=True) if len(g := group(anchor, others, n)) == n), None
+        )
+        if found is None and anchor.wants_bots(now):
+            willing = [s for s in others if s.bots_after is not None]
+            tries = [(n, group(anchor, willing, n)) for n in FILL_ORDER if n in anchor.counts]
+            found = max(tries, key=lambda t: (len(t[1]), -tries.index(t)))
+        if found is not None:
+            size, members = found
+            bot = bot_level(s.mu for s in members) if len(members) < size else None
+            out.append(Match(size, anchor.rated, tuple(s.account_id for s in members), bot))
+            taken.update(s.account_id for s in members)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(queue=seekers, now=st.floats(0, 200))
+def test_the_fast_scan_makes_the_tables_the_plain_rule_makes(queue: list[Seeker], now: float) -> None:
+    assert match(queue, now) == plainly(queue, now)
+
+
+def test_a_queue_of_hundreds_is_matched_in_milliseconds() -> None:
+    import random
+    import time
+
+    draw = random.Random(34)
+    queue = [
+        seeker(f"p{i}", draw.gauss(25, 4), rated=draw.random() < 0.3, joined=draw.uniform(0, 30)) for i in range(600)
+    ]
+    started = time.perf_counter()
+    tables = match(queue, now=30)
+    assert time.perf_counter() - started < 0.5  # brute force took seconds
+    assert sum(len(t.members) for t in tables) > 500

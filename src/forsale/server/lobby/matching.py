@@ -20,7 +20,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import heapq
+import itertools
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 PLAYER_COUNTS = (3, 4, 5, 6)
@@ -88,13 +91,52 @@ def bot_level(mus: Iterable[float]) -> str:
     return "hard"
 
 
-def _group(anchor: Seeker, others: Sequence[Seeker], size: int, now: float) -> list[Seeker]:
-    """The anchor and up to ``size - 1`` of ``others`` (all playing at ``size``) whose ratings every member accepts,
-    closest to the anchor's rating first (ties: the longer wait)."""
+class _Pool:
+    """The seekers of one pool (rated, or casual) in rating order both ways, so that each anchor's nearest are read
+    in ``O(log n)`` plus what it looks at, not sorted anew for every anchor: a queue of hundreds is matched in
+    milliseconds (``bench/pairing_load.py``)."""
+
+    def __init__(self, seekers: Iterable[Seeker]) -> None:
+        self.up = sorted(seekers, key=lambda s: (s.mu, s.joined, s.account_id))
+        self.up_mu = [s.mu for s in self.up]
+        self.down = sorted(self.up, key=lambda s: (-s.mu, s.joined, s.account_id))
+        self.down_mu = [-s.mu for s in self.down]
+
+    def nearest(self, anchor: Seeker, reach: float) -> Iterator[Seeker]:
+        """The others within ``reach`` of the anchor's rating, nearest first (ties: the longer wait, then the id)."""
+        up = (self.up[i] for i in range(bisect_left(self.up_mu, anchor.mu), len(self.up)))  # mu >= the anchor's
+        down = (self.down[i] for i in range(bisect_right(self.down_mu, -anchor.mu), len(self.down)))  # mu below
+        for other in heapq.merge(_by_distance(up, anchor), _by_distance(down, anchor), key=_distance(anchor)):
+            if abs(other.mu - anchor.mu) > reach:
+                return
+            if other is not anchor:
+                yield other
+
+
+def _distance(anchor: Seeker) -> Callable[[Seeker], tuple[float, float, str]]:
+    """The order of the candidates for ``anchor``'s table: the nearest rating, then the longer wait."""
+    return lambda other: (abs(other.mu - anchor.mu), other.joined, other.account_id)
+
+
+def _by_distance(side: Iterable[Seeker], anchor: Seeker) -> Iterator[Seeker]:
+    """One side of the anchor (in rating order, away from it) in :func:`_distance`'s order: two ratings apart by
+    less than the rounding of their distances to the anchor's are as far, and the longer wait goes first."""
+    key = _distance(anchor)
+    for _, same in itertools.groupby(side, key=lambda o: abs(o.mu - anchor.mu)):
+        yield from sorted(same, key=key)
+
+
+Nearest = Callable[[], Iterable[Seeker]]
+"""The candidates for an anchor's table, nearest rating first (a new pass at each call)."""
+
+
+def _group(anchor: Seeker, nearest: Nearest, size: int, now: float) -> list[Seeker]:
+    """The anchor and up to ``size - 1`` candidates (all playing at ``size``) whose ratings every member accepts,
+    taken nearest first."""
     group = [anchor]
     low = high = anchor.mu
     limit = anchor.gap(now)
-    for other in sorted(others, key=lambda o: (abs(o.mu - anchor.mu), o.joined, o.account_id)):
+    for other in nearest():
         if len(group) == size:
             break
         if size not in other.counts:
@@ -106,16 +148,16 @@ def _group(anchor: Seeker, others: Sequence[Seeker], size: int, now: float) -> l
     return group
 
 
-def _full(anchor: Seeker, others: Sequence[Seeker], now: float) -> tuple[int, list[Seeker]] | None:
+def _full(anchor: Seeker, nearest: Nearest, now: float) -> tuple[int, list[Seeker]] | None:
     """The largest full table of people the anchor allows, if any: its size and the group."""
     for size in sorted(anchor.counts, reverse=True):
-        group = _group(anchor, others, size, now)
+        group = _group(anchor, nearest, size, now)
         if len(group) == size:
             return size, group
     return None
 
 
-def _with_bots(anchor: Seeker, willing: Sequence[Seeker], now: float) -> tuple[int, list[Seeker]]:
+def _with_bots(anchor: Seeker, willing: Nearest, now: float) -> tuple[int, list[Seeker]]:
     """The table (of the anchor's sizes, in :data:`FILL_ORDER`) that seats the most people who accept bots."""
     best: tuple[int, list[Seeker]] | None = None
     for size in (n for n in FILL_ORDER if n in anchor.counts):
@@ -129,15 +171,23 @@ def _with_bots(anchor: Seeker, willing: Sequence[Seeker], now: float) -> tuple[i
 def match(seekers: Iterable[Seeker], now: float) -> list[Match]:
     """The tables to make now from the queue ``seekers`` (see the module docstring); nobody is in two."""
     queue = sorted(seekers, key=lambda s: (s.joined, s.account_id))
+    pools = {rated: _Pool(s for s in queue if s.rated == rated) for rated in (False, True)}
     taken: set[str] = set()
     out: list[Match] = []
     for anchor in queue:
         if anchor.account_id in taken:
             continue
-        others = [s for s in queue if s.rated == anchor.rated and s.account_id not in taken and s is not anchor]
-        found = _full(anchor, others, now)
+        pool, reach = pools[anchor.rated], anchor.gap(now)  # nobody farther than the anchor accepts can join it
+
+        def nearest(pool: _Pool = pool, anchor: Seeker = anchor, reach: float = reach) -> Iterator[Seeker]:
+            return (s for s in pool.nearest(anchor, reach) if s.account_id not in taken)
+
+        def willing(nearest: Nearest = nearest) -> Iterator[Seeker]:
+            return (s for s in nearest() if s.bots_after is not None)
+
+        found = _full(anchor, nearest, now)
         if found is None and anchor.wants_bots(now):
-            found = _with_bots(anchor, [s for s in others if s.bots_after is not None], now)
+            found = _with_bots(anchor, willing, now)
         if found is None:
             continue
         size, group = found
