@@ -183,3 +183,28 @@ def test_a_game_stored_before_the_deal_codec_keeps_its_removed_cards(db_url: str
         record = client.get("/api/tables/old/record").json()
     assert record["removed"] == {"houses": [25, 26, 27, 28, 29, 30], "cheques": [13, 13, 14, 14, 15, 15]}
     assert record["deal"] == {"houses": houses, "cheques": cheques, "first": 0}
+
+
+def test_a_connection_the_database_cut_is_replaced_without_failing_a_call(fresh_postgres: str) -> None:
+    """The pool does not ping before each transaction (make_engine): a cut connection costs one retry, no refusal.
+
+    PostgreSQL ends every backend of the storage (as a restart or a proxy's idle timeout would); the next
+    call's transaction finds its connection dead before its commit, runs again on a new one and commits once.
+    """
+    import psycopg
+
+    storage = Storage(fresh_postgres)
+    try:
+        storage.call(storage.op_create_game(a_game("before")))
+        with psycopg.connect(fresh_postgres, autocommit=True) as admin:
+            cut = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            ).fetchone()
+        assert cut is not None and cut[0] >= 1
+        storage.call(storage.op_create_game(a_game("after")))
+        assert storage.outage.total_failures == 0
+        stored = storage.call(lambda conn: [g.id for g in Storage.op_load_unfinished()(conn)])
+        assert sorted(stored) == ["after", "before"]
+    finally:
+        storage.close()

@@ -42,6 +42,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
 from ..metrics import BATCHES
@@ -161,6 +162,15 @@ def wal(cursor: Any, patience: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+RECYCLE = 600
+"""Seconds a PostgreSQL connection is kept before the pool opens a new one (see :func:`make_engine`)."""
+
+
+def dead_connection(error: BaseException) -> bool:
+    """True when the driver found the connection itself gone (SQLAlchemy invalidated it), not the database."""
+    return isinstance(error, DBAPIError) and error.connection_invalidated
+
+
 def make_engine(url: str) -> Engine:
     url = normalize_url(url)
     parsed = make_url(url)
@@ -182,7 +192,12 @@ def make_engine(url: str) -> Engine:
             cursor.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=2, max_overflow=2)
+    # No ``pool_pre_ping``: its ``SELECT 1`` before every group commit was 16% of a node's samples at 500 busy
+    # tables (docs/benchmarks.md). A connection found dead instead fails its transaction before the commit, and
+    # the writer runs that transaction again once on a fresh connection (Storage._transaction); the pool then
+    # replaces every connection older than the failure. ``pool_recycle`` retires connections before a server's or
+    # a proxy's idle timeout can cut them.
+    return create_engine(url, pool_size=2, max_overflow=2, pool_recycle=RECYCLE)
 
 
 @dataclass
@@ -288,27 +303,31 @@ class Storage:
         live = [c for c in batch if c.loop is not None or c.fut.set_running_or_notify_cancel()]  # type: ignore[union-attr]
         if not live:
             return []
+
+        def body(conn: Connection) -> list[Any]:
+            results: list[Any] = []
+            i = 0
+            while i < len(live):
+                fn = live[i].fn
+                if isinstance(fn, Append):
+                    # Consecutive appends (from many tables at once) go in as one executemany.
+                    j = i
+                    while j < len(live) and isinstance(live[j].fn, Append):
+                        j += 1
+                    group: list[Append] = [live[k].fn for k in range(i, j)]  # type: ignore[misc]
+                    check_fences(conn, [(a.row["game_id"], a.fence) for a in group if a.fence is not None])
+                    self._insert_events(conn, [a.row for a in group])
+                    for a in group:
+                        a.finish(conn)
+                    results.extend([None] * (j - i))
+                    i = j
+                else:
+                    results.append(fn(conn))
+                    i += 1
+            return results
+
         try:
-            with self.engine.begin() as conn:
-                results: list[Any] = []
-                i = 0
-                while i < len(live):
-                    fn = live[i].fn
-                    if isinstance(fn, Append):
-                        # Consecutive appends (from many tables at once) go in as one executemany.
-                        j = i
-                        while j < len(live) and isinstance(live[j].fn, Append):
-                            j += 1
-                        group: list[Append] = [live[k].fn for k in range(i, j)]  # type: ignore[misc]
-                        check_fences(conn, [(a.row["game_id"], a.fence) for a in group if a.fence is not None])
-                        self._insert_events(conn, [a.row for a in group])
-                        for a in group:
-                            a.finish(conn)
-                        results.extend([None] * (j - i))
-                        i = j
-                    else:
-                        results.append(fn(conn))
-                        i += 1
+            results = self._transaction(body)
         except Exception as error:
             if is_outage(error):  # the database is out of reach: one at a time would fail the same way
                 self.outage.failed(error)
@@ -321,10 +340,30 @@ class Storage:
         BATCHES.observe(len(live))
         return [(c, True, value) for c, value in zip(live, results)]
 
-    def _run_one(self, call: _Call) -> tuple[_Call, bool, Any]:
+    def _transaction(self, body: Callable[[Connection], T]) -> T:
+        """``body`` in one transaction; once more on a fresh connection if the first was found dead before the commit.
+
+        This is what ``pool_pre_ping`` was for (see :func:`make_engine`), paid only when a connection did die
+        (the database restarted, a proxy cut it): a transaction whose connection broke before its ``COMMIT``
+        was sent committed nothing, so running it again cannot apply anything twice (the calls are already
+        written to be run again: a failed group is retried call by call). A connection that breaks during the
+        ``COMMIT`` is not retried: whether that commit landed is unknown, and the caller is told ``unavailable``.
+        """
+        committing = False
         try:
             with self.engine.begin() as conn:
-                value = call.fn(conn)
+                value = body(conn)
+                committing = True
+            return value
+        except Exception as error:
+            if committing or not dead_connection(error):
+                raise
+        with self.engine.begin() as conn:  # a fresh connection: the pool dropped every one older than the failure
+            return body(conn)
+
+    def _run_one(self, call: _Call) -> tuple[_Call, bool, Any]:
+        try:
+            value = self._transaction(call.fn)
         except Exception as error:
             if is_outage(error):
                 self.outage.failed(error)
