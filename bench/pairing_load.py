@@ -3,7 +3,7 @@
 Starts ``forsale serve`` in a subprocess (a fresh SQLite file; ``--db postgresql`` a throw-away PostgreSQL cluster
 like the test suite's; or a database URL), makes N accounts in its database beforehand (the server's own sign-up,
 from N addresses: its per-address sign-up limit is not what is measured), then runs N real HTTP clients in this
-process (httpx, one connection and cookie jar each), as a page does:
+process (aiohttp, one connection and cookie jar each), as a page does:
 
 1. sign in; read the id of the latest notice (``GET /api/me/notices?after=-1``);
 2. all at once (a barrier): ``POST /api/pairing`` (casual, ``--players`` seats, no bots), then keep a long poll of
@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-import httpx
+import aiohttp
 
 from harness.db import database
 from harness.serve import ServeProcess
@@ -60,13 +60,17 @@ async def make_accounts(db: str, n: int) -> list[str]:
 
 
 class Person:
-    """One player's HTTP client: its cookie jar, its join and its notice."""
+    """One player's HTTP client (aiohttp: its own connection and cookie jar): its join and its notice."""
 
     def __init__(self, base: str, name: str) -> None:
         # The page's own origin; idle connections dropped after 1 s, before uvicorn's 5 s keep-alive ends them
         # (a request sent on a connection the server is closing fails, however fine the server).
-        limits = httpx.Limits(keepalive_expiry=1.0)
-        self.client = httpx.AsyncClient(base_url=base, headers={"Origin": base}, timeout=60, limits=limits)
+        connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=1.0)
+        jar = aiohttp.CookieJar(unsafe=True)  # the session cookie of a server on an IP address (loopback)
+        timeout = aiohttp.ClientTimeout(total=60)
+        self.http = aiohttp.ClientSession(
+            base, headers={"Origin": base}, connector=connector, cookie_jar=jar, timeout=timeout
+        )
         self.name = name
         self.last = 0
         self.joined = 0.0
@@ -74,24 +78,27 @@ class Person:
         self.notice: dict[str, Any] | None = None
 
     async def ready(self) -> None:
-        response = await self.client.post("/api/signin", json={"name": self.name, "password": PASSWORD})
-        response.raise_for_status()
-        self.last = (await self.client.get("/api/me/notices", params={"after": -1})).json()["last"]
+        async with self.http.post("/api/signin", json={"name": self.name, "password": PASSWORD}) as response:
+            response.raise_for_status()
+        async with self.http.get("/api/me/notices", params={"after": -1}) as response:
+            response.raise_for_status()
+            self.last = (await response.json())["last"]
 
     async def play(self, start: asyncio.Event, players: int) -> None:
         await start.wait()
-        response = await self.client.post("/api/pairing", json={"players": players})
-        response.raise_for_status()
+        async with self.http.post("/api/pairing", json={"players": players}) as response:
+            response.raise_for_status()
         self.joined = time.monotonic()
         while self.notice is None:
-            got = (await self.client.get("/api/me/notices", params={"after": self.last, "wait": 25})).json()
+            async with self.http.get("/api/me/notices", params={"after": self.last, "wait": 25}) as response:
+                got = await response.json()
             self.last = got["last"]
             for notice in got["notices"]:
                 if notice["kind"] == "seated":
                     self.seated, self.notice = time.monotonic(), notice
 
     async def close(self) -> None:
-        await self.client.aclose()
+        await self.http.close()
 
 
 async def measure(base: str, names: list[str], players: int) -> dict[str, Any]:
