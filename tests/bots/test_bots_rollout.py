@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from forsale import PASS, Ruleset, State, new_game
 from forsale.actions import bid
+from forsale.bots.bidmodels import LIBRARY, BidRule, going_price
 from forsale.bots.expert import SALE_TYPES
 from forsale.bots.opponents import BIDDER_GRID
 from forsale.bots.rollout import fast_choice, play_auctions, play_sales
@@ -81,6 +82,45 @@ def test_rollout_auctions_match_the_engine(seed: int, rules: Ruleset, with_plan:
     coins, hands = play_auctions(state, bidders, plan)
     assert (state.coins, state.hands, len(state.moves)) == before  # the sampled state is only read
     game = engine_auctions(state, bidders, plan)
+    assert coins == game.coins
+    assert hands == game.hands
+
+
+def engine_rule_auctions(state: State, rules: list[BidRule], prices: list[int]) -> State:
+    """The library's bidding rules (issue 32), one decision at a time through the engine: each seat's limit
+    from the value gap, its coins, the auctions left, the going price and the round's span; jumps included."""
+    game = state.clone()
+    n, cards = game.n, game.rules.cards
+    houses = game.deal.houses
+    fetched = list(prices)
+    while game.phase == "auction":
+        r, seat = game.round, game.turn
+        whole = houses[r * n : r * n + n]
+        value = round_values(sorted(houses[: n * (r + 1)]), whole, n, cards)
+        gap = value[max(whole)] - value[game.table[0]]
+        going = going_price(fetched, game.rules.starting_coins, game.rules.rounds)
+        amount = 0
+        if game.coins[seat] > game.high:
+            amount = rules[seat].move(
+                game.high, gap, game.coins[seat], game.rules.rounds - r, going, max(whole) - min(whole)
+            )
+        if not amount and sum(game.active) == 2:  # this pass ends the round: the other seat pays its bid
+            fetched.append(game.bids[next(s for s in range(n) if game.active[s] and s != seat)])
+        game.push(seat, bid(amount) if amount else PASS)
+    return game
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(RULESETS))
+def test_rollout_auctions_with_library_rules_match_the_engine(seed: int, rules: Ruleset) -> None:
+    state = random_position(rules, seed, "auction")
+    if state.phase != "auction":
+        return
+    rng = random.Random(seed)
+    bidders = [rng.choice(LIBRARY) for _ in range(rules.players)]
+    prices = [rng.randrange(8) for _ in range(state.round)]
+    coins, hands = play_auctions(state, bidders, None, prices)
+    game = engine_rule_auctions(state, bidders, prices)
     assert coins == game.coins
     assert hands == game.hands
 

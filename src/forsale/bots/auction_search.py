@@ -59,6 +59,7 @@ from typing import Any
 from ..actions import PASS, SELLS, Action, bid
 from ..rules import CHEQUES
 from ..view import View, sample_state
+from .bidmodels import BidRule
 from .expert import ALPHA, ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .opponents import EXPERT_BIDDER, Bidder, draw, fit_bidders, sample_kinds
 from .registry import option_number
@@ -177,15 +178,17 @@ class AuctionSearchAgent:
         state: Any,
         me: int,
         posts: Sequence[dict[str, float]],
-        bidders: Sequence[Bidder],
+        bidders: Sequence[Bidder | BidRule],
         rng: random.Random,
         plan: tuple[int, int] | None = None,
+        prices: Sequence[int] = (),
     ) -> float:
         """Finish a sampled game (``state`` is not changed) with the expert policy for every seat
-        but ``me``, which follows ``plan`` this round; the utility for ``me``."""
+        but ``me``, which follows ``plan`` this round; the utility for ``me``. ``prices``: the top
+        houses' prices of the finished auction rounds (what a :class:`BidRule` bidder reads)."""
         n = state.n
         if state.phase == "auction":
-            coins, hands = play_auctions(state, bidders, plan)
+            coins, hands = play_auctions(state, bidders, plan, prices)
             if not self.sale_rollouts:
                 expected = [c + v for c, v in zip(coins, hand_values(hands))]
                 top_other = max(x for i, x in enumerate(expected) if i != me)

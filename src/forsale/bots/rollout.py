@@ -17,6 +17,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
+from .bidmodels import BidRule, going_price
 from .opponents import Bidder
 from .valuation import GRID, binomials, quantile_stats, round_values
 
@@ -118,7 +119,10 @@ def _values_of(houses: tuple[int, ...], r: int, n: int, cards: int) -> dict[int,
 
 
 def play_auctions(
-    state: Any, bidders: Sequence[Bidder], plan: tuple[int, int] | None = None
+    state: Any,
+    bidders: Sequence[Bidder | BidRule],
+    plan: tuple[int, int] | None = None,
+    prices: Sequence[int] = (),
 ) -> tuple[list[int], list[list[int]]]:
     """Finish the auction phase of a sampled state with each seat's limit rule; ``(coins, hands)``.
 
@@ -129,6 +133,12 @@ def play_auctions(
     lowest house left on the table. ``plan = (seat, limit)`` makes ``seat``
     raise up to ``limit`` coins in the current round instead (``limit <=
     high``: it passes at once). ``state`` is read, never changed.
+
+    A seat whose bidder is a :class:`~forsale.bots.bidmodels.BidRule` (an
+    opponent fitted to the library of issue 32) bids by that rule's limit
+    instead, and a jump bidder bids it at once; the going price it reads
+    is the mean of ``prices`` (the top houses' prices of the finished
+    rounds) and of the prices the rollout's own rounds fetch.
     """
     n = state.n
     rules = state.rules
@@ -146,21 +156,32 @@ def play_auctions(
     turn = state.turn
     n_active = sum(active)
     plan_seat, plan_limit = plan if plan is not None else (-1, 0)
+    fetched = list(prices)
+    start_coins = rules.starting_coins
     while True:
         # Values of this round's houses (the whole round's table, including any already taken).
         value = _values_of(houses, r, n, cards)
+        going = going_price(fetched, start_coins, rounds)
+        whole = houses[r * n : r * n + n]
+        spread = max(whole) - min(whole)
         top = value[table[-1]]
         lo = 0
         gap = top - value[table[0]]
         while True:
             seat = turn
+            rule = bidders[seat]
             if seat == plan_seat:
                 limit = plan_limit
-            else:
-                a, b = bidders[seat]
+            elif rule.__class__ is tuple:
+                a, b = rule
                 limit = a * gap + b * coins[seat]
+            else:
+                limit = rule.limit(gap, coins[seat], rounds - r, going, spread)
             if coins[seat] > high and high + 1 <= limit:
-                high += 1
+                if seat != plan_seat and rule.__class__ is not tuple and rule.jump:
+                    high = max(high + 1, min(coins[seat], int(limit)))
+                else:
+                    high += 1
                 bids[seat] = high
             else:
                 paid = bids[seat]
@@ -175,6 +196,7 @@ def play_auctions(
                     coins[last] -= bids[last]
                     hands[last].append(table[-1])
                     turn = last
+                    fetched.append(bids[last])
                     break
                 gap = top - value[table[lo]]
             while True:

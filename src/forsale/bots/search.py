@@ -58,6 +58,7 @@ from ..actions import PASS, SELLS, Action, Bid, bid
 from ..rules import win_shares
 from ..view import View, sample_state
 from .auction_search import DEFAULT_TIME, PLAN_STEPS, AuctionSearchAgent, build_auction_search
+from .bidmodels import BidRule, auction_prices, fit_bidding
 from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
 from .leaves import Leaf, ModelLeaf
 from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
@@ -263,10 +264,12 @@ class HardAgent(AuctionSearchAgent):
         spread: float = 1.0,
         fit_self: bool = False,
         model: bool = True,
+        bidmodel: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
         self.model = model
+        self.bidmodel = bidmodel
         self.spread = tempering(spread)  # refused here, before any game, not at the first bid
         if not futures or any(not m > 0 for m in futures):
             raise ValueError(f"futures must be positive multiples of alpha, not {futures!r}")
@@ -301,14 +304,15 @@ class HardAgent(AuctionSearchAgent):
         state: Any,
         me: int,
         posts: Sequence[dict[str, float]],
-        bidders: Sequence[Bidder],
+        bidders: Sequence[Bidder | BidRule],
         rng: random.Random,
         plan: tuple[int, int] | None = None,
+        prices: Sequence[int] = (),
     ) -> float:
         leaf = self._leaf(state.n)
         if leaf is None or state.phase != "auction" or self.sale_rollouts:
-            return super()._rollout(state, me, posts, bidders, rng, plan)
-        return leaf(state, [play_auctions(state, bidders, plan)], me)[0]
+            return super()._rollout(state, me, posts, bidders, rng, plan, prices)
+        return leaf(state, [play_auctions(state, bidders, plan, prices)], me)[0]
 
     def _plan_totals(self, view: View, rng: random.Random, deadline: float, limits: Sequence[int]) -> list[float]:
         if not (self.sampled_bidders and self.model_bidders):
@@ -317,13 +321,19 @@ class HardAgent(AuctionSearchAgent):
         assert seat is not None
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         bidder_posts = bidder_posteriors(view, self.spread)
+        # Opponents the library of bidding rules has predicted better than the grid are drawn from it (issue 32).
+        fits = fit_bidding(view) if self.bidmodel else []
+        modelled = [s for s, fit in enumerate(fits) if s != seat and fit.trusted]
+        prices = auction_prices(view) if modelled else []
         leaf = None if self.sale_rollouts else self._leaf(view.players)
         # One row of totals per way of bidding in the later rounds (``futures``: multiples of alpha).
         totals = [[0.0] * len(limits) for _ in self.futures]
         samples = 0
         while self._more(samples, deadline):
             state = sample_state(view, rng)
-            bidders = sample_bidders(bidder_posts, rng)
+            bidders: list[Bidder | BidRule] = list(sample_bidders(bidder_posts, rng))
+            for s in modelled:
+                bidders[s] = fits[s].sample(rng)
             own = bidders[seat]
             seed = 0 if leaf is not None else rng.getrandbits(64)  # one seed: every row on the same luck
             for row, m in zip(totals, self.futures):
@@ -331,12 +341,12 @@ class HardAgent(AuctionSearchAgent):
                     own = (self.alpha * m, 0.0)
                 bidders[seat] = own
                 if leaf is not None:  # every plan's outcome valued in one call (one batch for a model)
-                    outcomes = [play_auctions(state, bidders, (seat, limit)) for limit in limits]
+                    outcomes = [play_auctions(state, bidders, (seat, limit), prices) for limit in limits]
                     for i, value in enumerate(leaf(state, outcomes, seat)):
                         row[i] += value
                 else:
                     for i, limit in enumerate(limits):
-                        row[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit))
+                        row[i] += self._rollout(state, seat, posts, bidders, random.Random(seed), (seat, limit), prices)
             samples += 1
         self.samples_drawn = samples
         # A plan for this round is worth what its best way of going on is worth, on the same deals.
@@ -445,6 +455,7 @@ def _hard(
     spread: Any = 1.0,
     fit_self: int = 0,
     model: int = 1,
+    bidmodel: int = 0,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
@@ -459,6 +470,7 @@ def _hard(
         spread=spread,
         fit_self=bool(fit_self),
         model=bool(option_number("model", model, 0, 1)),
+        bidmodel=bool(option_number("bidmodel", bidmodel, 0, 1)),
         time=base.time,
         alpha=base.alpha,
         phases=",".join(base.phases),
