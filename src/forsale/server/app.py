@@ -50,12 +50,14 @@ from .http.routes import pairing as routes_pairing
 from .http.routes import players as routes_players
 from .http.routes import social as routes_social
 from .http.routes import tables as routes_tables
+from .http.routes import tournaments as routes_tournaments
 from .http.schemas import MAX_MESSAGE_BYTES
-from .http.ws import TableSockets
+from .http.ws import RETRY_AFTER, TableSockets
 from .lobby.cluster import ClusterConfig, ClusterLobby
 from .lobby.fairshare import WAITING_EXPIRY, Limits
 from .lobby.lobby import Lobby, Options
 from .lobby.pairing import Pairing
+from .lobby.tournaments import Tournaments
 from .ops import gctuning as collector
 from .ops.badinput import BadInputLog
 from .ops.botrunner import DEFAULT_MAX_TIME, BotRunner, default_bot, load_bot_modules
@@ -89,6 +91,7 @@ ROUTERS = (
     routes_pairing.router,
     routes_botapi.router,
     routes_challenges.router,
+    routes_tournaments.router,
 )
 """The REST endpoints, one router per concern (``http/routes/*.py``); a new concern adds its router here."""
 
@@ -262,6 +265,7 @@ def create_app(
     cluster: ClusterConfig | None = None,
     analysis_budget: int = DEFAULT_ANALYSIS_BUDGET,
     sockets_per_address: int | None = None,
+    sockets_retry_after: int = RETRY_AFTER,
     tables_per_client: int | None = None,
     bot_tables_per_client: int | None = None,
     games_per_client: int | None = None,
@@ -292,7 +296,8 @@ def create_app(
     (:mod:`forsale.server.lobby.cluster`; ``docs/deploy.md``).
     ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.http.routes.analysis`).
     ``sockets_per_address``: WebSockets one client address may hold open at once (``None``: any number;
-    ``forsale serve`` sets :data:`~forsale.server.http.ws.SOCKETS_PER_ADDRESS` unless told otherwise).
+    ``forsale serve`` sets :data:`~forsale.server.http.ws.SOCKETS_PER_ADDRESS` unless told otherwise);
+    ``sockets_retry_after``: seconds a client refused for holding as many is told to wait.
     ``tables_per_client``/``bot_tables_per_client``: tables one client (account, else address) may have
     waiting for players / of bots only playing at once (``None``: any number; ``forsale serve`` sets
     :data:`~forsale.server.lobby.fairshare.OPEN_TABLES` and :data:`~forsale.server.lobby.fairshare.BOT_TABLES`);
@@ -342,6 +347,8 @@ def create_app(
         await lobby.start()
         app.state.pairing = pairing = Pairing(lobby)  # quick pairing's queue and matcher
         pairing.start()
+        app.state.tournaments = tournaments = Tournaments(lobby)  # tournaments and the runner of their rounds
+        tournaments.start_runner()
         await ratings.catch_up(storage)  # rated games that ended while the server was stopping
         collecting = asyncio.create_task(collector.full_collections(full_gc_every)) if full_gc_every else None
         try:
@@ -350,6 +357,7 @@ def create_app(
             if collecting is not None:
                 collecting.cancel()
             await pairing.close()
+            await tournaments.close()
             if isinstance(lobby, ClusterLobby):
                 await lobby.stop()  # hand its tables over first
             lobby.close()
@@ -392,6 +400,7 @@ def create_app(
         hello_timeout=hello_timeout,
         bad_input=bad_input,
         per_address=sockets_per_address,
+        retry_after=sockets_retry_after,
     )
 
     # -- REST -----------------------------------------------------------------

@@ -1,0 +1,186 @@
+"""Tournaments through the real app (``/api/tournaments``, the runner, ``seated`` notices, the standings).
+
+Starlette's TestClient runs the whole app in-process (the runner's task included) on a real SQLite file. The
+whole-tournament tests use ``grace=0``: a seated account nobody plays for is absent, and the server plays its
+moves at once (as it does for anyone away past the grace period), so a tournament runs to its end in seconds
+with no client at the tables: what is under test is the running of rounds, not the play.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from forsale.server import create_app
+
+from .signin import as_account, sign_up
+from .social import SAME, code_of
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def make_client(path: Path) -> TestClient:
+    app = create_app(f"sqlite:///{path}", rest_rate=1e6, rest_burst=1e6, grace=0.0, bot_delay=0.0)
+    return TestClient(app)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with make_client(tmp_path / "tournaments.sqlite3") as client:
+        yield client
+
+
+def post(client: TestClient, path: str, body: dict[str, Any] | None = None) -> Any:
+    return client.post(path, json={} if body is None else body, headers=SAME)
+
+
+def wait_for(client: TestClient, tid: str, status: str, seconds: float = 60) -> dict[str, Any]:
+    """The tournament once it has ``status`` (read every 0.1 s, as a page polls)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        view: dict[str, Any] = client.get(f"/api/tournaments/{tid}").json()
+        if view["status"] == status or time.monotonic() > deadline:
+            assert view["status"] == status, view
+            return view
+        time.sleep(0.1)
+
+
+def test_guests_read_but_do_not_create(client: TestClient) -> None:
+    as_account(client, None)
+    assert client.get("/api/tournaments").json() == {"upcoming": [], "running": [], "finished": []}
+    response = post(client, "/api/tournaments", {"name": "Cup"})
+    assert response.status_code == 401 and code_of(response) == "not_signed_in"
+    response = client.get("/api/tournaments/nope")
+    assert response.status_code == 404 and code_of(response) == "no_such_tournament"
+    response = client.get("/api/tournaments/" + "x" * 5000)
+    assert response.status_code == 404 and code_of(response) == "no_such_tournament"
+
+
+def test_bad_settings_are_refused(client: TestClient) -> None:
+    sign_up(client, "Org")
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({}, "bad_request"),
+        ({"name": ""}, "bad_request"),
+        ({"name": "Cup", "players": 2}, "bad_request"),
+        ({"name": "Cup", "players": 7}, "bad_request"),
+        ({"name": "Cup", "rounds": 0}, "bad_request"),
+        ({"name": "Cup", "rounds": 21}, "bad_request"),
+        ({"name": "Cup", "kind": "knockout"}, "bad_request"),
+        ({"name": "Cup", "time_limit": 1}, "bad_request"),
+        ({"name": "Cup", "time_limit": "fast"}, "bad_request"),
+        ({"name": "Cup", "colour": "red"}, "bad_request"),
+        ({"name": "Cup", "starts_at": 1000}, "bad_start"),
+        ({"name": "Cup", "rules": "no-such-preset"}, "bad_rules"),
+        ({"name": "Cup", "fill": "no-such-bot"}, "bad_bot"),
+        ({"name": "Cup", "rated": True, "fill": "easy:samples=3"}, "bad_bot"),
+    ]
+    for body, code in bad:
+        response = post(client, "/api/tournaments", body)
+        assert response.status_code in (400, 403) and code_of(response) == code, (body, response.text)
+    assert client.get("/api/tournaments").json()["upcoming"] == []
+
+
+def test_join_withdraw_start_and_cancel_keep_their_rules(client: TestClient) -> None:
+    org = sign_up(client, "Org")
+    view = post(client, "/api/tournaments", {"name": "Spring Cup", "players": 3}).json()
+    tid = view["id"]
+    assert view["status"] == "open" and view["creator"] and view["entries"] == 1
+    assert [s["name"] for s in view["standings"]] == ["Org"]
+    response = post(client, f"/api/tournaments/{tid}/join")
+    assert response.status_code == 409 and code_of(response) == "already_entered"
+    response = post(client, f"/api/tournaments/{tid}/start")
+    assert response.status_code == 409 and code_of(response) == "too_few_players"
+
+    ann = sign_up(client, "Ann")
+    assert post(client, f"/api/tournaments/{tid}/join").json()["you"] == {
+        "entered": True,
+        "withdrawn": False,
+        "table": None,
+    }
+    for path in ("start", "cancel"):
+        response = post(client, f"/api/tournaments/{tid}/{path}")
+        assert response.status_code == 403 and code_of(response) == "not_creator"
+    assert post(client, f"/api/tournaments/{tid}/withdraw").json()["entries"] == 1  # before the start: entry gone
+    response = post(client, f"/api/tournaments/{tid}/withdraw")
+    assert response.status_code == 409 and code_of(response) == "not_entered"
+    assert post(client, f"/api/tournaments/{tid}/join").status_code == 200  # and back
+
+    as_account(client, org)
+    assert client.get("/api/tournaments").json()["upcoming"][0]["entries"] == 2
+    assert post(client, f"/api/tournaments/{tid}/cancel").json()["status"] == "cancelled"
+    as_account(client, ann)
+    response = post(client, f"/api/tournaments/{tid}/join")
+    assert response.status_code == 409 and code_of(response) == "tournament_closed"
+    assert [t["id"] for t in client.get("/api/tournaments").json()["finished"]] == [tid]
+
+
+def test_a_swiss_tournament_with_bots_filling_runs_to_its_final_standings(client: TestClient) -> None:
+    """Five people at tables of three, bots filling the sixth seat, three rounds: every round seats everyone once,
+    each game's points are placement points, and the standings are final when it is over."""
+    sessions = {name: sign_up(client, name) for name in ("P1", "P2", "P3", "P4", "P5")}
+    as_account(client, sessions["P1"])
+    body = {"name": "Bots Cup", "players": 3, "fill": "random", "rounds": 3, "time_limit": 5, "start_players": 5}
+    tid = post(client, "/api/tournaments", body).json()["id"]
+    for name in ("P2", "P3", "P4", "P5"):
+        as_account(client, sessions[name])
+        post(client, f"/api/tournaments/{tid}/join")
+    view = wait_for(client, tid, "over")
+    assert view["round"] == 3 and [r["round"] for r in view["rounds"]] == [1, 2, 3]
+    for r in view["rounds"]:
+        names = [s["name"] for t in r["tables"] for s in t["seats"] if s["name"] is not None]
+        assert sorted(names) == ["P1", "P2", "P3", "P4", "P5"]  # everyone once a round
+        assert [len(t["seats"]) for t in r["tables"]] == [3, 3]  # five people and one bot
+        for t in r["tables"]:
+            assert t["status"] == "over" and t["replay"] == f"#/replay/{t['game']}"
+            assert sorted(s["points"] for s in t["seats"] if s["name"] is not None) in (
+                [0, 1, 2],
+                [0, 1],
+                [0, 2],
+                [1, 2],
+            )
+    lines = view["standings"]
+    assert [line["rank"] for line in lines] == [1, 2, 3, 4, 5]
+    assert all(line["games"] == 3 for line in lines)
+    keys = [(-line["points"], -line["buchholz"], -line["money"]) for line in lines]
+    assert keys == sorted(keys)
+    record = client.get(view["rounds"][0]["tables"][0]["record"])
+    assert record.status_code == 200
+
+
+def test_a_seated_account_is_told_and_a_withdrawn_one_is_not_paired_again(client: TestClient) -> None:
+    sessions = {name: sign_up(client, name) for name in ("W1", "W2", "W3", "W4")}
+    as_account(client, sessions["W1"])
+    body = {"name": "Withdrawals", "players": 3, "rounds": 2, "time_limit": 5, "start_players": 4}
+    tid = post(client, "/api/tournaments", body).json()["id"]
+    for name in ("W2", "W3", "W4"):
+        as_account(client, sessions[name])
+        post(client, f"/api/tournaments/{tid}/join")
+    notices = client.get("/api/me/notices", params={"after": 0, "wait": 10}).json()["notices"]
+    assert notices[0]["kind"] == "seated" and notices[0]["source"] == {"tournament": tid, "round": 1, "table": 0}
+    assert post(client, f"/api/tournaments/{tid}/withdraw").json()["you"]["withdrawn"] is True
+    view = wait_for(client, tid, "over")
+    first, second = view["rounds"]
+    assert sum(len(t["seats"]) for t in first["tables"]) == 4  # one table of four
+    assert "W4" not in [s["name"] for t in second["tables"] for s in t["seats"]]  # three left: one table of three
+    assert [line["name"] for line in view["standings"] if line["withdrawn"]] == ["W4"]
+
+
+def test_a_tournament_resumes_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "restart.sqlite3"
+    with make_client(path) as client:
+        sessions = {name: sign_up(client, name) for name in ("R1", "R2", "R3")}
+        as_account(client, sessions["R1"])
+        body = {"name": "Restart", "players": 3, "rounds": 2, "time_limit": 5, "start_players": 3}
+        tid = post(client, "/api/tournaments", body).json()["id"]
+        for name in ("R2", "R3"):
+            as_account(client, sessions[name])
+            post(client, f"/api/tournaments/{tid}/join")
+        wait_for(client, tid, "running")
+    with make_client(path) as client:
+        view = wait_for(client, tid, "over")
+        assert [r["round"] for r in view["rounds"]] == [1, 2]
