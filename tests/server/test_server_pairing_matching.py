@@ -95,7 +95,7 @@ seekers = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(queue=seekers, now=st.floats(0, 200))
 def test_any_queue_gives_tables_that_keep_every_rule(queue: list[Seeker], now: float) -> None:
     by_id = {s.account_id: s for s in queue}
@@ -152,7 +152,7 @@ def plainly(queue: list[Seeker], now: float) -> list[Match]:
     return out
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(queue=seekers, now=st.floats(0, 200))
 def test_the_fast_scan_makes_the_tables_the_plain_rule_makes(queue: list[Seeker], now: float) -> None:
     assert match(queue, now) == plainly(queue, now)
