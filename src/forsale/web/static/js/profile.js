@@ -4,6 +4,7 @@
 // on one's own page, the games in progress (back into each from any device) and the account's settings.
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
 import { call, seats } from "./api.js";
+import { challengePanel } from "./challenge.js";
 import { h, RATING_START, shownNames, shownRating, shownTableName } from "./format.js";
 import { dateTime, joinList, language, number, t } from "./i18n.js";
 
@@ -205,6 +206,7 @@ function emailForm() {
 
 export function showProfile(ctx, rawName) {
   let alive = true;
+  let stopChallenge = () => {};
   const root = h("div.profile", { id: "profile" }, h("p", null, t("lobby.looking")));
   ctx.app.replaceChildren(root);
   (async () => {
@@ -232,7 +234,7 @@ export function showProfile(ctx, rawName) {
       h(
         "section.panel",
         { id: "profile-head" },
-        h("h2", { id: "profile-name" }, title),
+        h("h2", { id: "profile-name" }, title, player.bot_account ? h("span.badge", { id: "profile-bot-account" }, t("seat.badge.botAccount")) : null),
         // The day of the month picks the article where a language says it by the number ("dall’8", "dal 9").
         player.since ? h("p.hint", null, t("profile.since", { date: dateTime(player.since), count: new Date(player.since * 1000).getDate() })) : null,
         Object.keys(player.ratings || {}).length ? ratingsTable(player.ratings) : h("p.hint", null, t("profile.unrated")),
@@ -241,6 +243,12 @@ export function showProfile(ctx, rawName) {
       ),
     ];
     if (player.me) parts.push(await inProgress(ctx));
+    // A bot account plays through the Bot API: a signed-in person may challenge it from here (challenge.js).
+    if (player.bot_account && !player.me && (await account())) {
+      const challenge = challengePanel(player.name, ctx.toast);
+      stopChallenge = challenge.stop;
+      parts.push(challenge.panel);
+    }
     parts.push(
       h(
         "section.panel",
@@ -254,5 +262,6 @@ export function showProfile(ctx, rawName) {
   })();
   return () => {
     alive = false;
+    stopChallenge();
   };
 }

@@ -9,7 +9,7 @@
 
 /**
  * @typedef {{seat: number, kind: "open" | "human" | "bot", name: string, bot: string | null,
- *            account?: boolean, connected?: boolean}} Seat
+ *            account?: boolean, bot_account?: boolean, connected?: boolean}} Seat
  * @typedef {{name?: string, players?: number, status?: string, seats?: Seat[], memory_aid?: boolean, hints?: boolean,
  *            rated?: boolean, private?: boolean, invite_only?: boolean, spectator_chat?: boolean,
  *            open_seats?: number[]}} TableInfo

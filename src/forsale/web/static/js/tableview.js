@@ -51,6 +51,7 @@ function badges(m) {
     if (!seat) return "";
     if (seat.kind === "bot") return t("seat.badge.bot");
     if (seat.kind === "open") return t("seat.badge.free");
+    if (seat.bot_account) return t("seat.badge.botAccount"); // a program playing through the Bot API
     return seat.account ? t("seat.badge.account") : ""; // a signed-in account's seat, under its name
   });
 }
