@@ -35,6 +35,14 @@ Modes (any together; official rules):
   candidate's seat at the same deals and the paired difference, as in
   ``--tables``. People at a club table often play alike, and a bot that
   models only mixtures can lose to a field of one kind;
+- ``--exploit K`` (or ``--exploiter MEMBER``, repeatable): how **exploitable**
+  the candidate is (issue 32): each of ``K`` held-out members, drawn with
+  the seed ``forsale-strength-exploit:SEED``, at a table of
+  ``--field-players`` - 1 copies of the candidate; the member's share, and
+  the best exploiter's (the honest figure: the most any of them takes);
+- ``--beside BOT`` with ``--vs``: ``BOT`` in the candidate's seat too, at
+  the same deals, and the paired per-deal difference candidate - BOT (the
+  baselines' homogeneous tables against ``hard-v1``, for instance);
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
   members) over every combination, or ``--rr-tables`` of them drawn by seed;
@@ -82,7 +90,7 @@ ROUND_ROBIN_POPULATION = 3
 
 CONFIG_KEYS = (
     "games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs", "seating",
-    "fields", "field_members", "field_players",
+    "fields", "field_members", "field_players", "exploit", "exploiters", "beside",
 )  # fmt: skip
 """The options a report's ``config`` records, so that a run can be repeated from its JSON."""
 
@@ -151,11 +159,23 @@ def play(lineup: list[str], games: int, seed: int, args: argparse.Namespace, adv
 # -- the modes -------------------------------------------------------------------------
 
 
+def paired(mine: Sequence[GameResult], theirs: Sequence[GameResult], a: str, b: str, n: int) -> dict[str, Any]:
+    """``a``'s per-deal share in ``mine`` minus ``b``'s in ``theirs`` (the same deals): mean and 95% interval."""
+    x, y = deal_shares(mine, a, n), deal_shares(theirs, b, n)
+    diff, lo, hi = share_ci([x[d] - y[d] for d in x], floor=-1.0)
+    return {"mean": diff, "ci": [lo, hi], "below": hi < 0}
+
+
 def vs_mode(candidate: str, opponent: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
-    """The candidate against three copies of ``opponent``."""
+    """The candidate against three copies of ``opponent`` (and ``--beside``'s bot in its seat, paired)."""
     lineup = [candidate] + [opponent] * (TABLE_SEATS - 1)
     results = play(lineup, args.games, args.seed, args, advance)
-    return {"opponent": opponent, "lineup": lineup, "seed": args.seed, **share_summary(results, candidate, TABLE_SEATS)}
+    row = {"opponent": opponent, "lineup": lineup, "seed": args.seed, **share_summary(results, candidate, TABLE_SEATS)}
+    if args.beside and args.beside != candidate:
+        theirs = play([args.beside] + [opponent] * (TABLE_SEATS - 1), args.games, args.seed, args, advance)
+        row["beside"] = {"bot": args.beside, **share_summary(theirs, args.beside, TABLE_SEATS)}
+        row["difference"] = paired(results, theirs, candidate, args.beside, TABLE_SEATS)
+    return row
 
 
 def draw_tables(count: int, seed: int) -> list[list[str]]:
@@ -229,6 +249,28 @@ def fields_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
     }  # fmt: skip
 
 
+def draw_exploiters(count: int, seed: int) -> list[str]:
+    """``count`` distinct held-out members (all of them if ``count`` is larger), drawn with a fixed seed."""
+    members = held_out()
+    return random.Random(f"forsale-strength-exploit:{seed}").sample(members, min(count, len(members)))
+
+
+def exploit_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
+    """Issue 32's exploitability: each held-out member at a table of ``n - 1`` copies of the candidate."""
+    n = args.field_players
+    rows = []
+    for t, member in enumerate(args.exploiters or draw_exploiters(args.exploit, args.seed)):
+        seed = args.seed * 1000 + 700 + t
+        results = play([member, *[candidate] * (n - 1)], args.games, seed, args, advance)
+        rows.append({"member": member, "seed": seed, **share_summary(results, member, n)})
+    best = max(range(len(rows)), key=lambda i: rows[i]["share"])
+    return {
+        "players": n, "count": len(rows), "members": rows,
+        "average": sum(row["share"] for row in rows) / len(rows),
+        "best": {"member": rows[best]["member"], "share": rows[best]["share"], "ci": rows[best]["ci"]},
+    }  # fmt: skip
+
+
 def round_robin_mode(bots: list[str], players: int, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
     """Tables of ``players`` distinct bots: every combination, or ``--rr-tables`` of them drawn by seed."""
     lineups = [list(c) for c in itertools.combinations(bots, players)]
@@ -297,7 +339,14 @@ def show(report: dict[str, Any], candidate: str) -> None:
         table = Table(title=f"{candidate} against three {vs['opponent']} (fair share 25%)")
         for column in ("share", "95% CI (deals)", "games", "deals", "games per seat"):
             table.add_column(column, justify="right")
-        table.add_row(pct(vs["share"]), interval(vs["ci"]), str(vs["games"]), str(vs["deals"]), str(vs["seats"]))
+        cells = [pct(vs["share"]), interval(vs["ci"]), str(vs["games"]), str(vs["deals"]), str(vs["seats"])]
+        if "beside" in vs:
+            for column in (vs["beside"]["bot"], "95% CI", "diff", "diff 95% CI"):
+                table.add_column(column, justify="right")
+            flag = " below" if vs["difference"]["below"] else ""
+            cells += [pct(vs["beside"]["share"]), interval(vs["beside"]["ci"])]
+            cells += [f"{vs['difference']['mean']:+.1%}{flag}", interval(vs["difference"]["ci"])]
+        table.add_row(*cells)
         console.print(table)
     tables = report.get("tables")
     if tables:
@@ -368,6 +417,20 @@ def show(report: dict[str, Any], candidate: str) -> None:
             f"{worst['share']:.1%} ({interval(worst['ci'])}); below expert beyond noise: "
             f"{', '.join(fields['below_expert']) or 'none'}"
         )
+    exploit = report.get("exploit")
+    if exploit:
+        n = exploit["players"]
+        table = Table(title=f"each held-out member against {n - 1} copies of {candidate} (fair share {1 / n:.0%})")
+        for column in ("member", "share", "95% CI (deals)", "games"):
+            table.add_column(column, justify="left" if column == "member" else "right")
+        for row in sorted(exploit["members"], key=lambda row: -row["share"]):
+            table.add_row(row["member"].removeprefix("pop-"), pct(row["share"]), interval(row["ci"]), str(row["games"]))
+        console.print(table)
+        best = exploit["best"]
+        console.print(
+            f"best exploiter {best['member']}: {best['share']:.1%} ({interval(best['ci'])}); "
+            f"average {exploit['average']:.1%} over {exploit['count']} members"
+        )
     members = report.get("members")
     if members:
         table = Table(title=f"members of {members['which']} against three {members['opponent']} (fair share 25%)")
@@ -386,28 +449,43 @@ def show(report: dict[str, Any], candidate: str) -> None:
 
 
 def plot(report: dict[str, Any], candidate: str, path: str) -> None:
-    """Per-table shares of the candidate and expert with their intervals (needs matplotlib)."""
+    """Per-table shares of the candidate and expert with their intervals (needs matplotlib): the mixed
+    held-out tables of ``--tables`` and the homogeneous fields of ``--fields``, a panel each."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tables = report.get("tables")
-    if not tables:
-        print("--plot draws the --tables mode; nothing to draw", file=sys.stderr)
+    panels = []
+    if report.get("tables"):
+        rows = report["tables"]["tables"]
+        names = [f"#{row['table']}" for row in rows]  # the opponents are listed by number in the report
+        panels.append(("mixed held-out tables (4 players)", rows, names, 0.25))
+    if report.get("fields"):
+        fields = report["fields"]
+        names = [row["member"].removeprefix("pop-") for row in fields["fields"]]
+        title = f"homogeneous fields: {fields['players'] - 1} copies of one held-out member"
+        panels.append((title, fields["fields"], names, 1 / fields["players"]))
+    if not panels:
+        print("--plot draws the --tables and --fields modes; nothing to draw", file=sys.stderr)
         return
-    rows = tables["tables"]
-    fig, axis = plt.subplots(figsize=(max(6, len(rows) * 0.5), 4))
-    series = [("candidate", candidate, -0.2)] + ([("expert", "expert", 0.2)] if "expert_average" in tables else [])
-    for key, label, shift in series:
-        xs = [row["table"] + shift for row in rows]
-        ys = [row[key]["share"] for row in rows]
-        err = [[y - row[key]["ci"][0] for y, row in zip(ys, rows)], [row[key]["ci"][1] - y for y, row in zip(ys, rows)]]
-        axis.errorbar(xs, ys, yerr=err, fmt="o", capsize=3, label=label)
-    axis.axhline(0.25, color="grey", linestyle="--", linewidth=1, label="fair share")
-    axis.set_xlabel("held-out table")
-    axis.set_ylabel("win share (95% CI over deals)")
-    axis.legend()
+    width = max(6.0, max(len(rows) for _, rows, _, _ in panels) * 0.55)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(width, 4.2 * len(panels)), squeeze=False)
+    for axis, (title, rows, names, fair) in zip(axes[:, 0], panels):
+        series = [("candidate", candidate, -0.15)] + ([("expert", "expert", 0.15)] if "expert" in rows[0] else [])
+        for key, label, shift in series:
+            xs = [i + shift for i in range(len(rows))]
+            ys = [row[key]["share"] for row in rows]
+            lo = [y - row[key]["ci"][0] for y, row in zip(ys, rows)]
+            hi = [row[key]["ci"][1] - y for y, row in zip(ys, rows)]
+            axis.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=label)
+        axis.axhline(fair, color="grey", linestyle="--", linewidth=1, label="fair share")
+        axis.set_xticks(range(len(rows)))
+        axis.set_xticklabels(names, rotation=60, ha="right", fontsize=7)
+        axis.set_ylim(0, 1)
+        axis.set_title(title)
+        axis.set_ylabel("win share (95% CI over deals)")
+        axis.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
@@ -424,7 +502,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--at", metavar="A,B,C", help="one table of these three opponents instead (with expert too)")
     p.add_argument("--fields", type=int, default=0, metavar="K", help="K homogeneous fields of held-out members")
     p.add_argument("--field", action="append", default=[], metavar="MEMBER", help="this held-out member's field")
-    p.add_argument("--field-players", type=int, default=4, metavar="N", help="players at the fields (default 4)")
+    p.add_argument(
+        "--field-players", type=int, default=4, metavar="N", help="players at the fields and --exploit (default 4)"
+    )
+    p.add_argument("--exploit", type=int, default=0, metavar="K", help="K held-out members, each vs n-1 candidates")
+    p.add_argument("--exploiter", action="append", default=[], metavar="MEMBER", help="this member in --exploit")
+    p.add_argument("--beside", metavar="BOT", help="with --vs: BOT in the candidate's seat too, paired on the deals")
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
     p.add_argument(
@@ -442,7 +525,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
-    p.add_argument("--plot", metavar="PNG", help="plot the --tables mode (matplotlib)")
+    p.add_argument("--plot", metavar="PNG", help="plot the --tables and --fields modes (matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pool", nargs="+", metavar="REPORT", help="pool the round robins of these JSON reports; no games")
     p.add_argument(
@@ -482,10 +565,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args.field_members = list(dict.fromkeys(args.field))
     if args.field_members:
         args.fields = len(args.field_members)
-    modes = (args.vs, args.tables, args.players, args.members, args.pool, args.paired, args.fields)
+    if args.exploit < 0:
+        p.error("--exploit must be at least 0")
+    outsiders = [m for m in args.exploiter if m not in held_out()]
+    if outsiders:
+        p.error(f"--exploiter takes held-out members only, not {', '.join(outsiders)}")
+    args.exploiters = list(dict.fromkeys(args.exploiter))
+    if args.exploiters:
+        args.exploit = len(args.exploiters)
+    if args.beside is not None and not available(args.beside, []):
+        p.error(f"--beside: no bot {args.beside}")
+    modes = (args.vs, args.tables, args.players, args.members, args.pool, args.paired, args.fields, args.exploit)
     if not any(modes):
         p.error(
-            "choose at least one of --vs BOT, --tables T, --fields K, --round-robin N,N, --members WHICH, --pool, --paired"
+            "choose at least one of --vs BOT, --tables T, --fields K, --exploit K, --round-robin N,N, "
+            "--members WHICH, --pool, --paired"
         )
     if args.members:
         try:
@@ -496,7 +590,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], candidate: str) -> int:
-    total = len(vs) * rounded(args.games, TABLE_SEATS)
+    total = len(vs) * rounded(args.games, TABLE_SEATS) * (2 if args.beside and args.beside != candidate else 1)
+    total += args.exploit * rounded(args.games, args.field_players)
     total += args.tables * rounded(args.games, TABLE_SEATS) * (1 if candidate == "expert" else 2)
     for n in args.players:
         combos = len(list(itertools.combinations(rr_bots, n)))
@@ -556,6 +651,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "round_robin": [],
         "members": None,
         "fields": None,
+        "exploit": None,
         "skipped": skipped,
     }
     from rich import progress as bar
@@ -576,6 +672,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             report["tables"] = tables_mode(candidate, args, advance)
         if args.fields:
             report["fields"] = fields_mode(candidate, args, advance)
+        if args.exploit:
+            report["exploit"] = exploit_mode(candidate, args, advance)
         for n in args.players:
             report["round_robin"].append(round_robin_mode(rr_bots, n, args, advance))
         if args.members and available(args.members_vs, skipped):

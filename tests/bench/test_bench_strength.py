@@ -212,3 +212,33 @@ def test_fields_seat_the_candidate_and_expert_against_copies_of_one_held_out_mem
     assert "against 2 copies of one held-out member" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         module.main(["--candidate", "smart", "--field", "prudent-not-a-member"])
+
+
+def test_exploit_seats_each_member_against_copies_of_the_candidate_and_beside_pairs_the_vs_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32's exploitability table (the best exploiter is the figure), and a --vs table paired with another bot."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_strength_exploit", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.draw_exploiters(2, 1) == module.draw_exploiters(2, 1) != module.draw_exploiters(2, 2)
+    members = held_out()[:2]
+    out = tmp_path / "exploit.json"
+    args = ["--candidate", "smart", "--exploiter", members[0], "--exploiter", members[1], "--field-players", "3"]
+    args += ["--vs", "random", "--beside", "value", "--games", "6", "--seed", "2", "--no-progress", "--json", str(out)]
+    assert module.main(args) == 0
+    report = json.loads(out.read_text())
+    exploit = report["exploit"]
+    assert [row["member"] for row in exploit["members"]] == members and exploit["players"] == 3
+    assert all(row["games"] == 6 and row["seats"] == [2, 2, 2] for row in exploit["members"])
+    assert exploit["best"]["share"] == max(row["share"] for row in exploit["members"])
+    (vs,) = report["vs"]
+    assert vs["beside"]["bot"] == "value" and vs["beside"]["games"] == vs["games"] == 8
+    diff = [a - b for a, b in zip(vs["per_deal"], vs["beside"]["per_deal"])]
+    assert abs(vs["difference"]["mean"] - sum(diff) / len(diff)) < 1e-9
+    assert "best exploiter" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        module.main(["--candidate", "smart", "--exploiter", "prudent-not-a-member"])
