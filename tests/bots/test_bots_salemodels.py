@@ -21,6 +21,7 @@ from forsale.bots.salemodels import (
     exploitable,
     fit_opponents,
     positions,
+    well_modelled,
 )
 
 
@@ -156,3 +157,18 @@ def test_same_view_and_seed_give_the_same_best_response() -> None:
 def test_the_option_is_refused_out_of_range() -> None:
     with pytest.raises(ValueError, match="model"):
         make_agent("hard:model=2")
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_partial_exploitation_best_responds_to_the_modelled_seats_only_legally_and_reproducibly(players: int) -> None:
+    """At 5-6 players some opponents sell like a rule and some do not: ``partial=1`` exploits the former."""
+    agents: list[object] = [ExpertAgent(), RuleAgent("lowest"), RuleAgent("lowest")]
+    agents += [RuleAgent("equilibrium") for _ in range(players - 3)]
+    _, seen = _play(agents, seed=players, watch=0)
+    late = seen[-2]
+    fits = fit_opponents(late)
+    assert not exploitable(fits, late) and (well_modelled(fits[1]) or well_modelled(fits[2]))
+    moves = [make_agent("hard:partial=1:samples=3").act(late, random.Random(9), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in late.legal_actions()
+    with pytest.raises(ValueError, match="partial"):
+        make_agent("hard:partial=2")

@@ -385,11 +385,18 @@ def fit_opponents(view: View) -> list[Fit]:
     return fits
 
 
+def well_modelled(fit: Fit) -> bool:
+    """One opponent passes the safe-exploitation criterion: evidence, :data:`EXPLOIT_MASS` on the modelled
+    rules, and a predictive log-loss below a uniform guess's (module docstring)."""
+    return fit.observed > 0 and fit.modelled >= EXPLOIT_MASS and fit.log_loss < fit.uniform_loss
+
+
+def choosing(view: View) -> list[int]:
+    """The opponents of the viewing seat who still choose what to sell (two houses or more)."""
+    return [s for s in range(view.players) if s != view.seat and len(view.hands[s]) > 1]
+
+
 def exploitable(fits: Sequence[Fit], view: View) -> bool:
     """The safe-exploitation criterion: every opponent still choosing is well modelled (module docstring)."""
-    seat = view.seat
-    choosing = [s for s in range(view.players) if s != seat and len(view.hands[s]) > 1]
-    return bool(choosing) and all(
-        fits[s].observed > 0 and fits[s].modelled >= EXPLOIT_MASS and fits[s].log_loss < fits[s].uniform_loss
-        for s in choosing
-    )
+    others = choosing(view)
+    return bool(others) and all(well_modelled(fits[s]) for s in others)

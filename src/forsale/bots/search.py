@@ -65,7 +65,7 @@ from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence
 from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
-from .salemodels import Fit, current, exploitable, fit_opponents, rule_distributions
+from .salemodels import Fit, choosing, current, exploitable, fit_opponents, rule_distributions, well_modelled
 from .searchers import CHAIRS, SaleMemory, searcher_blend
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
 
@@ -265,11 +265,13 @@ class HardAgent(AuctionSearchAgent):
         fit_self: bool = False,
         model: bool = True,
         bidmodel: bool = False,
+        partial: bool = False,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
         self.model = model
         self.bidmodel = bidmodel
+        self.partial = partial
         self.spread = tempering(spread)  # refused here, before any game, not at the first bid
         if not futures or any(not m > 0 for m in futures):
             raise ValueError(f"futures must be positive multiples of alpha, not {futures!r}")
@@ -364,6 +366,9 @@ class HardAgent(AuctionSearchAgent):
             fits = fit_opponents(view)
             if exploitable(fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
+            if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
+                # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
+                return self._best_response(view, game, fits, rng, deadline, (models, weights))
         strategies, values, iterations = solve(
             game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
         )
@@ -373,10 +378,19 @@ class HardAgent(AuctionSearchAgent):
         return SELLS[view.hand[choose(strategies[seat], rng)]]
 
     def _best_response(
-        self, view: View, game: SaleRound, fits: Sequence[Fit], rng: random.Random, deadline: float
+        self,
+        view: View,
+        game: SaleRound,
+        fits: Sequence[Fit],
+        rng: random.Random,
+        deadline: float,
+        rest: tuple[list[list[float] | None], list[float]] | None = None,
     ) -> Action:
         """The house worth most against every opponent's predicted play from its fitted sale rules
-        (:mod:`forsale.bots.salemodels`); the ``equilibrium`` rule's share plays the opponent's solved strategy."""
+        (:mod:`forsale.bots.salemodels`); the ``equilibrium`` rule's share plays the opponent's solved strategy.
+
+        ``rest``: the models and weights of :func:`_sale_game` for the opponents that are not well modelled
+        (partial exploitation): they keep them, and so play the solved game's mix as far as it was trusted."""
         seat = view.seat
         assert seat is not None
         pos = current(view)
@@ -386,6 +400,10 @@ class HardAgent(AuctionSearchAgent):
             if s == seat or len(view.hands[s]) < 2:
                 models.append(None)
                 weights.append(0.0)
+                continue
+            if rest is not None and not well_modelled(fit):
+                models.append(rest[0][s])
+                weights.append(rest[1][s])
                 continue
             k = len(view.hands[s])
             # The equilibrium rule's prediction is the seat's strategy in the game solved below (blend's rest).
@@ -456,6 +474,7 @@ def _hard(
     fit_self: int = 0,
     model: int = 1,
     bidmodel: int = 0,
+    partial: int = 0,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
@@ -471,6 +490,7 @@ def _hard(
         fit_self=bool(fit_self),
         model=bool(option_number("model", model, 0, 1)),
         bidmodel=bool(option_number("bidmodel", bidmodel, 0, 1)),
+        partial=bool(option_number("partial", partial, 0, 1)),
         time=base.time,
         alpha=base.alpha,
         phases=",".join(base.phases),
