@@ -16,6 +16,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from forsale.server import create_app
+from forsale.server.lobby.cluster import ClusterConfig
+from forsale.server.people.sessions import COOKIE
 
 from .signin import as_account, sign_up
 from .social import SAME, code_of
@@ -159,25 +161,62 @@ def test_one_rated_game_at_a_time(client: TestClient) -> None:
     assert join(client, {"players": 3}).status_code == 201  # a casual game meanwhile is the player's business
 
 
-def test_two_servers_on_one_database_seat_each_person_once(fresh_postgres: str, tmp_path: Path) -> None:
-    """Two apps, each with its own matcher, share the queue: six people joined through either are seated at two
-    tables, each once, whichever matcher made which table."""
-    apps = [create_app(fresh_postgres, rest_rate=1e6, rest_burst=1e6) for _ in range(2)]
-    with TestClient(apps[0]) as one, TestClient(apps[1]) as two:
+def test_two_cluster_nodes_seat_each_person_once_and_tell_them_on_either(fresh_postgres: str) -> None:
+    """Two nodes of a cluster (in-process apps on one PostgreSQL database), each with its matcher, share the queue:
+    six people joined through either are seated at two tables, each once, whichever node made which. Then with one
+    matcher only, people reading their notices on the other node are woken by its NOTIFY (their fallback look is
+    set beyond the poll's wait), and take their seat there: the table moves to that node."""
+    nodes = [
+        create_app(fresh_postgres, rest_rate=1e6, rest_burst=1e6, cluster=ClusterConfig(name, lease_ttl=5))
+        for name in ("n1", "n2")
+    ]
+    with TestClient(nodes[0]) as one, TestClient(nodes[1]) as two:
         clients = [one, two]
         sessions = []
         for i in range(6):
             client = clients[i % 2]
-            sessions.append((client, sign_up(client, f"Node{i}")))
-            answer = join(client, {"players": 3})
-            assert answer.status_code == 201, answer.text
+            sessions.append(sign_up(client, f"Node{i}"))
+            assert join(client, {"players": 3}).status_code == 201
         tables: dict[str, list[int]] = {}
-        for i, (_, session) in enumerate(sessions):
-            other = clients[(i + 1) % 2]  # each reads its notice on the server it did not join through
+        for i, session in enumerate(sessions):
+            other = clients[(i + 1) % 2]  # each reads its notice on the node it did not join through
             as_account(other, session)
             notice = seated(other)
             tables.setdefault(notice["table"], []).append(notice["seat"])
             assert other.get("/api/me/notices", params={"after": notice["id"]}).json()["notices"] == []
         assert sorted(sorted(s) for s in tables.values()) == [[0, 1, 2], [0, 1, 2]]
-        made = sum(c.app.state.pairing.tables_made for c in clients)  # type: ignore[attr-defined]
-        assert made == 2
+        assert sum(c.app.state.pairing.tables_made for c in clients) == 2  # type: ignore[attr-defined]
+
+        two.portal.call(two.app.state.pairing.close)  # type: ignore[union-attr,attr-defined]  n1 matches alone now
+        two.app.state.lobby.notices.fallback = 120  # type: ignore[attr-defined]  a late look cannot pass for a wake
+        later = [sign_up(one, f"Late{i}") for i in range(3)]
+        got: dict[int, dict[str, Any]] = {}
+
+        def read_on_two(i: int) -> None:  # the page's long poll, on n2, open before the table exists
+            cookie = {"Cookie": f"{COOKIE}={later[i]}"}
+            got[i] = two.get("/api/me/notices", params={"wait": 15}, headers=cookie).json()
+
+        one.cookies.clear()
+        two.cookies.clear()
+        readers = [threading.Thread(target=read_on_two, args=(i,)) for i in range(3)]
+        for reader in readers:
+            reader.start()
+        board = two.app.state.lobby.notices  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 10
+        while board.waiting() < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for session in later:
+            assert (
+                one.post(
+                    "/api/pairing", json={"players": 3}, headers={**SAME, "Cookie": f"{COOKIE}={session}"}
+                ).status_code
+                == 201
+            )
+        for reader in readers:
+            reader.join(20)
+        (table,) = {got[i]["notices"][0]["table"] for i in range(3)}
+        assert one.app.state.lobby.tables[table]  # type: ignore[attr-defined]  made on n1
+        as_account(two, later[0])
+        resumed = two.post(f"/api/tables/{table}/resume", json={}, headers=SAME)
+        assert resumed.status_code == 200, resumed.text
+        assert resumed.json()["seat"] == got[0]["notices"][0]["seat"]
