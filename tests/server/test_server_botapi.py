@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random
 import sqlite3
 import subprocess
 import sys
@@ -29,8 +30,9 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from forsale.client import BotClient
+from forsale.client import BotClient, run_bot
 from forsale.client.bot import GameOver
+from forsale.view import View
 from harness.serve import checkout_env
 
 from .realws import hello, recv_until
@@ -71,6 +73,10 @@ def bot_account(server: Any, scopes: list[str] | None = None) -> tuple[httpx.Cli
     made = http.post("/api/me/tokens", json=body)
     assert made.status_code == 201, made.text
     return http, name, made.json()["token"]
+
+
+def random_policy(view: View) -> Any:
+    return random.choice(view.legal_actions())
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -265,3 +271,25 @@ def test_forsale_connect_says_what_is_wrong_with_its_server_or_token(server: Any
     assert bad_url.returncode == 2 and "http:// or https://" in bad_url.stderr
     bad_token = connect_with("--server", server.base, "--token", "fsb_" + "B" * 32)
     assert bad_token.returncode == 2 and "refused the token" in bad_token.stderr
+
+
+def test_three_bots_meet_in_quick_pairing_and_play_a_game_through_the_runner(server: Any) -> None:
+    """``run_bot`` with ``pairing``: the bots join the queue through the Bot API, stay in it while their event
+    streams wait, are seated together by the matcher, play the game and leave; nobody stays queued."""
+    tokens = [bot_account(server)[2] for _ in range(3)]
+    ended: list[GameOver] = []
+
+    async def all_three() -> list[int]:
+        clients = [BotClient(server.base, token) for token in tokens]
+        try:
+            runs = [run_bot(c, random_policy, pairing={"players": 3}, games=1, on_game=ended.append) for c in clients]
+            return list(await asyncio.wait_for(asyncio.gather(*runs), 60))
+        finally:
+            for client in clients:
+                await client.aclose()
+
+    assert asyncio.run(all_three()) == [1, 1, 1]
+    assert len({over.table for over in ended}) == 1 and {over.seat for over in ended} == {0, 1, 2}
+    for token in tokens:
+        state = httpx.get(server.base + "/api/bot/pairing", headers=bearer(token)).json()
+        assert state["pairing"] is None

@@ -94,12 +94,15 @@ async def run_bot(
             playing[table_id] = task
             task.add_done_callback(finished)
 
-    async def queue() -> None:
+    async def queue(first: bool = False) -> None:
+        """Join quick pairing; the first time, a request the server calls malformed is the caller's error."""
         assert pairing is not None
         try:
             await client.join_pairing(**pairing)
             log.info("waiting in quick pairing")
         except ClientError as refused:
+            if first and refused.status == 400:
+                raise
             if refused.code != "already_queued":
                 log.warning("quick pairing refused: %s", refused)
 
@@ -123,7 +126,7 @@ async def run_bot(
         for challenge in await client.challenges():
             await answer(challenge)
         if pairing is not None and not playing_now():
-            await queue()
+            await queue(first=True)
         backoff = Backoff()
         while True:
             try:

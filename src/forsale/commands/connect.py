@@ -147,7 +147,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"forsale connect: cannot reach {server}: {err}", file=sys.stderr)
                 return 2
             logging.getLogger("forsale.client").info("connected to %s as %s", server, me["account"]["name"])
-            await run_bot(client, policy, acceptance=acceptance, pairing=pairing, games=args.games)
+            try:
+                await run_bot(client, policy, acceptance=acceptance, pairing=pairing, games=args.games)
+            except ClientError as refused:  # the token revoked meanwhile, a pairing request the server refuses
+                print(f"forsale connect: {server} refused: {refused.message} ({refused.code})", file=sys.stderr)
+                return 2
             return 0
 
     try:
