@@ -32,6 +32,11 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
         yield client
 
 
+def app_state(client: TestClient) -> Any:
+    """The app's state (its lobby, its pairing), which the tests reach into to time or disable a part."""
+    return client.app.state  # type: ignore[attr-defined]
+
+
 def join(client: TestClient, body: dict[str, Any]) -> Any:
     return client.post("/api/pairing", json=body, headers=SAME)
 
@@ -105,7 +110,7 @@ def test_three_people_are_seated_together_and_take_their_seats(client: TestClien
 
 
 def test_a_person_stays_while_reading_notices_and_leaves_by_leaving_or_going(client: TestClient) -> None:
-    pairing = client.app.state.pairing  # type: ignore[attr-defined]
+    pairing = app_state(client).pairing
     pairing.ttl = 2.0  # 6 s on a server; the node renews a reader's entry every second
     others = {name: sign_up(client, name) for name in ("Hal", "Ian")}
     gone = sign_up(client, "Gil")
@@ -138,7 +143,7 @@ def test_bots_fill_the_table_after_the_wait_asked_for(client: TestClient) -> Non
     sign_up(client, "Kim")
     answer = join(client, {"players": [3], "bots_after": 5})
     assert answer.status_code == 201
-    pairing = client.app.state.pairing  # type: ignore[attr-defined]
+    pairing = app_state(client).pairing
     since = answer.json()["pairing"]["since"] / 1000
     assert client.portal.call(pairing.tick, since + 4.9) == 0  # type: ignore[union-attr]
     assert client.portal.call(pairing.tick, since + 5.1) == 1  # type: ignore[union-attr]
@@ -185,10 +190,11 @@ def test_two_cluster_nodes_seat_each_person_once_and_tell_them_on_either(fresh_p
             tables.setdefault(notice["table"], []).append(notice["seat"])
             assert other.get("/api/me/notices", params={"after": notice["id"]}).json()["notices"] == []
         assert sorted(sorted(s) for s in tables.values()) == [[0, 1, 2], [0, 1, 2]]
-        assert sum(c.app.state.pairing.tables_made for c in clients) == 2  # type: ignore[attr-defined]
+        assert sum(app_state(c).pairing.tables_made for c in clients) == 2
 
-        two.portal.call(two.app.state.pairing.close)  # type: ignore[union-attr,attr-defined]  n1 matches alone now
-        two.app.state.lobby.notices.fallback = 120  # type: ignore[attr-defined]  a late look cannot pass for a wake
+        assert two.portal is not None
+        two.portal.call(app_state(two).pairing.close)  # n1 matches alone now
+        app_state(two).lobby.notices.fallback = 120  # a late look by a reader cannot pass for a wake
         later = [sign_up(one, f"Late{i}") for i in range(3)]
         got: dict[int, dict[str, Any]] = {}
 
@@ -201,7 +207,7 @@ def test_two_cluster_nodes_seat_each_person_once_and_tell_them_on_either(fresh_p
         readers = [threading.Thread(target=read_on_two, args=(i,)) for i in range(3)]
         for reader in readers:
             reader.start()
-        board = two.app.state.lobby.notices  # type: ignore[attr-defined]
+        board = app_state(two).lobby.notices
         deadline = time.monotonic() + 10
         while board.waiting() < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -215,7 +221,7 @@ def test_two_cluster_nodes_seat_each_person_once_and_tell_them_on_either(fresh_p
         for reader in readers:
             reader.join(20)
         (table,) = {got[i]["notices"][0]["table"] for i in range(3)}
-        assert one.app.state.lobby.tables[table]  # type: ignore[attr-defined]  made on n1
+        assert table in app_state(one).lobby.tables  # made on n1
         as_account(two, later[0])
         resumed = two.post(f"/api/tables/{table}/resume", json={}, headers=SAME)
         assert resumed.status_code == 200, resumed.text
