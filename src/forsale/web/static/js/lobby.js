@@ -402,7 +402,15 @@ export function showLobby(ctx) {
   );
   others.append(howTo);
   const pairing = pairingCard(ctx); // "Play now with people" (quick pairing)
-  root.append(solo, pairing.el, friends, others);
+  // Tournaments (js/tournaments.js): a way in from the lobby.
+  const tournaments = h(
+    "section.panel",
+    { id: "tournaments-card", "aria-labelledby": "tournaments-card-title" },
+    h("h2", { id: "tournaments-card-title" }, t("tournament.title")),
+    h("p.hint", null, t("tournament.hint")),
+    h("a.btn", { href: "#/tournaments", id: "tournaments-link" }, t("tournament.browse")),
+  );
+  root.append(solo, pairing.el, tournaments, friends, others);
 
   async function refresh() {
     try {

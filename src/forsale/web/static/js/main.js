@@ -10,6 +10,7 @@ import { drawHeader, startAccounts } from "./account.js";
 import { showLeaderboard } from "./leaderboard.js";
 import { showProfile } from "./profile.js";
 import { showConfirm } from "./confirm.js";
+import { showTournaments } from "./tournaments.js";
 
 const app = document.getElementById("app");
 let current = null; // the shown screen's cleanup function
@@ -97,6 +98,7 @@ function route() {
   else if (parts[0] === "me") current = showProfile(ctx, null);
   else if (parts[0] === "leaderboard") current = showLeaderboard(ctx, params);
   else if (parts[0] === "confirm" && parts[1]) current = showConfirm(ctx, parts[1]);
+  else if (parts[0] === "tournaments") current = showTournaments(ctx, parts[1] || null);
   else current = showLobby(ctx);
 }
 
