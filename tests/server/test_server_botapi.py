@@ -191,7 +191,8 @@ def test_a_challenge_declined_then_accepted_and_played_to_the_end_by_the_client(
     assert bob.get(f"/api/challenges/{first['id']}").json()["challenge"]["status"] == "declined"
     assert code_of(stream.post(f"/api/bot/challenges/{first['id']}/accept", json={})) == "challenge_over"
 
-    second = bob.post("/api/challenges", json={"bot": bot_name, "players": 3, "bots": ["random"]}).json()
+    terms = {"bot": bot_name, "players": 3, "bots": ["random"], "rated": True}
+    second = bob.post("/api/challenges", json=terms).json()
     table = stream.post(f"/api/bot/challenges/{second['challenge']['id']}/accept", json={}).json()["challenge"]["table"]
     assert table is not None
     seated = stream.get("/api/bot/notices", params={"after": got["last"], "wait": 10}).json()["notices"]
@@ -216,6 +217,12 @@ def test_a_challenge_declined_then_accepted_and_played_to_the_end_by_the_client(
     assert marked == [bot_name]  # the bot account's seat, and no other (the server bot's neither)
     assert bob.get(f"/api/players/{bot_name}").json()["player"]["bot_account"] is True
     assert "bot_account" not in bob.get(f"/api/players/{bob_name}").json()["player"]
+    deadline = time.monotonic() + 10  # the game is rated right behind its last event: the bot on the people's scale
+    while not (rows := [r for r in bob.get("/api/leaderboard?kind=people").json()["ratings"] if r["name"] == bot_name]):
+        assert time.monotonic() < deadline, "the bot account's rating never came"
+        time.sleep(0.1)
+    assert rows[0]["bot_account"] is True
+    assert all("bot_account" not in r for r in bob.get("/api/leaderboard").json()["ratings"] if r["name"] == bob_name)
 
 
 def test_an_expired_challenge_takes_no_answer(server: Any) -> None:

@@ -54,6 +54,18 @@ def op_bot_ids(account_ids: list[str]) -> Callable[[Connection], set[str]]:
     return fn
 
 
+def op_bot_names(names: list[str]) -> Callable[[Connection], set[str]]:
+    """Which of these account names (as shown) are bot accounts' (one query for a page of the leaderboard)."""
+
+    def fn(conn: Connection) -> set[str]:
+        if not names:
+            return set()
+        found = select(accounts.c.name).where(accounts.c.name.in_(names), accounts.c.bot_since.is_not(None))
+        return {row[0] for row in conn.execute(found).all()}
+
+    return fn
+
+
 def op_find_bot(key: str) -> Callable[[Connection], tuple[str, str] | None]:
     """``(id, name)`` of the bot account whose name key is ``key`` (None: no account, or a person's)."""
 

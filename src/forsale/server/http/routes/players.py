@@ -17,7 +17,7 @@ from ...names import DELETED_NAME
 from ...people import profiles, skill
 from ...people.accounts import name_key, normal_name, refuse_bot_account
 from ...people.skill import OVERALL
-from ...store.apitokens import op_find_bot
+from ...store.apitokens import op_bot_names, op_find_bot
 from ...store.database import Storage
 from ...table.connections import error
 from ...table.seats import ALREADY_SEATED
@@ -75,6 +75,10 @@ async def leaderboard(
     if players not in PLAYER_FILTERS:
         raise Refused("bad_request", f"players: 0 (every game) or {MIN_PLAYERS} to {MAX_PLAYERS}")
     rows = await skill.leaderboard(storage, players, max(1, min(limit, 200)), kind)
+    bots = await storage.run(op_bot_names([r["name"] for r in rows if r["kind"] == "account" and r["name"]]))
+    for row in rows:
+        if row["kind"] == "account" and row["name"] in bots:
+            row["bot_account"] = True  # rated on the people's scale, marked as a program
     return {"players": players, "kind": kind, "ratings": rows}
 
 

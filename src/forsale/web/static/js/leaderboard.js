@@ -45,7 +45,12 @@ export function showLeaderboard(ctx, params) {
                 "tr",
                 { dataset: { kind: r.kind, name: r.name } },
                 h("td", null, number(r.rank)),
-                h("th", { scope: "row" }, h("a", { href: playerHref(r.name, r.kind === "bot") }, r.kind === "bot" ? t("profile.botTitle", { name: r.name }) : r.name)),
+                h(
+                  "th",
+                  { scope: "row" },
+                  h("a", { href: playerHref(r.name, r.kind === "bot") }, r.kind === "bot" ? t("profile.botTitle", { name: r.name }) : r.name),
+                  r.bot_account ? h("span.badge", null, t("seat.badge.botAccount")) : null, // a program on the people's scale
+                ),
                 h("td.rating", null, String(shownRating(r))),
                 h("td", null, number(r.games)),
                 h("td", null, number(r.wins)),
