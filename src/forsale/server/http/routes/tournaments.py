@@ -3,7 +3,8 @@
 The tournaments themselves, and the runner that plays their rounds, are :mod:`forsale.server.lobby.tournaments`;
 a seated player learns of its table through its notices (``GET /api/me/notices``, ``source.tournament``) or from
 ``you.table`` here, and takes its seat with ``POST /api/tables/{id}/resume``. Every change needs a signed-in
-account (a page's session); the per-address rate limit of every request applies, and an account may have at most
+account (a page's session; a bot account joins and withdraws through the Bot API, ``/api/bot/tournaments/...``
+with its token); the per-address rate limit of every request applies, and an account may have at most
 :data:`forsale.server.lobby.tournaments.OPEN_PER_ACCOUNT` tournaments not yet started.
 """
 
@@ -18,6 +19,7 @@ from ...lobby.tournaments import Settings, Tournaments
 from ..common import body, body_of, errors
 from ..deps import TheAccounts
 from ..schemas import CreateTournament, NoFields
+from .botapi import Bearer, bot_of
 
 router = APIRouter()
 
@@ -112,3 +114,26 @@ async def start(request: Request, tournament_id: str, accounts: TheAccounts) -> 
 async def cancel(request: Request, tournament_id: str, accounts: TheAccounts) -> dict[str, Any]:
     """Call it off (the creator, before it has started; 403 ``not_creator``, 409 ``tournament_closed``)."""
     return await _act(request, accounts, tournament_id, "cancel")
+
+
+# -- bot accounts (the Bot API: Authorization: Bearer <token>, docs/bot-api.md) -------------------------------
+BOT_REFUSALS = errors(400, 401, 403, 404, 409, 413, 429)
+
+
+@router.post("/api/bot/tournaments/{tournament_id}/join", responses=BOT_REFUSALS, openapi_extra=body(NoFields))
+async def bot_join(request: Request, tournament_id: str, authorization: Bearer = None) -> dict[str, Any]:
+    """A bot account enters a tournament (scope ``bot:play``); its tables come as ``seated`` notices on its event
+    stream (``GET /api/bot/notices``), as quick pairing's and challenges' do. 403 ``bots_excluded`` where the
+    tournament allows no bots."""
+    owner = await bot_of(request, authorization, "bot:play")
+    await body_of(request, NoFields)
+    account = {"id": owner.account_id, "name": owner.name, "bot_account": True}
+    return await tournaments_of(request).join(tournament_id, account)
+
+
+@router.post("/api/bot/tournaments/{tournament_id}/withdraw", responses=BOT_REFUSALS, openapi_extra=body(NoFields))
+async def bot_withdraw(request: Request, tournament_id: str, authorization: Bearer = None) -> dict[str, Any]:
+    """A bot account leaves a tournament (scope ``bot:play``), as ``/api/tournaments/{id}/withdraw``."""
+    owner = await bot_of(request, authorization, "bot:play")
+    await body_of(request, NoFields)
+    return await tournaments_of(request).withdraw(tournament_id, owner.account_id)
