@@ -17,6 +17,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -300,3 +301,38 @@ def test_three_bots_meet_in_quick_pairing_and_play_a_game_through_the_runner(ser
     for token in tokens:
         state = httpx.get(server.base + "/api/bot/pairing", headers=bearer(token)).json()
         assert state["pairing"] is None
+
+
+def test_forsale_connect_bots_play_a_whole_tournament(server: Any) -> None:
+    """Two ``forsale connect`` bots enter a two-round Swiss tournament (tables of three, a server bot filling the
+    third seat) with ``--tournament``, play both rounds' games and stop; the tournament ends with both ranked."""
+    creator, _ = person(server, "Tess")
+    made = creator.post("/api/tournaments", json={
+        "name": "Bots cup", "players": 3, "rounds": 2, "fill": "random", "start_players": 2, "time_limit": 30,
+        "join": False,
+    })  # fmt: skip
+    assert made.status_code == 201, made.text
+    cup = made.json()["id"]
+    bots = [bot_account(server) for _ in range(2)]
+    command = [sys.executable, "-m", "forsale", "connect", "--server", server.base, "--bot", "random",
+               "--tournament", cup, "--games", "2"]  # fmt: skip
+    processes = [
+        subprocess.Popen(command, env={**checkout_env(), "FORSALE_TOKEN": token}, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+        for _, _, token in bots
+    ]  # fmt: skip
+    try:
+        outs = [p.communicate(timeout=90)[0] for p in processes]
+    finally:
+        for p in processes:
+            if p.poll() is None:
+                p.kill()
+    for p, out in zip(processes, outs):
+        assert p.returncode == 0, out
+        assert f"entered tournament {cup}" in out and len(re.findall(r"table [\w-]+: (?:won|lost) at seat", out)) == 2
+    deadline = time.monotonic() + 15
+    while (shown := creator.get(f"/api/tournaments/{cup}").json())["status"] != "over":
+        assert time.monotonic() < deadline, shown["status"]
+        time.sleep(0.2)
+    assert sorted(line["name"] for line in shown["standings"]) == sorted(name for _, name, _ in bots)
+    assert [len(r["tables"]) for r in shown["rounds"]] == [1, 1]

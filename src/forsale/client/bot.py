@@ -188,6 +188,13 @@ class BotClient:
     async def leave_pairing(self) -> bool:
         return bool((await self.call("DELETE", "/api/bot/pairing"))["left"])
 
+    async def join_tournament(self, tournament_id: str) -> dict[str, Any]:
+        """Enter a tournament; its rounds' tables come as ``seated`` notices."""
+        return await self.call("POST", f"/api/bot/tournaments/{tournament_id}/join", {})
+
+    async def withdraw_tournament(self, tournament_id: str) -> dict[str, Any]:
+        return await self.call("POST", f"/api/bot/tournaments/{tournament_id}/withdraw", {})
+
     async def seat(self, table_id: str) -> dict[str, Any]:
         """``{"table", "seat", "token"}``: a fresh seat token for the bot's seat at ``table_id``."""
         return await self.call("POST", f"/api/bot/tables/{table_id}/seat", {})

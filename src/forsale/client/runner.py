@@ -55,13 +55,16 @@ async def run_bot(
     *,
     acceptance: Acceptance = Acceptance(),
     pairing: Mapping[str, Any] | None = None,
+    tournament: str | None = None,
     games: int | None = None,
     on_game: Callable[[GameOver], None] | None = None,
 ) -> int:
     """Play until stopped (cancel the task, or Ctrl-C under ``asyncio.run``), or until ``games`` games ended;
     the number of games played. ``pairing``: :meth:`~forsale.client.bot.BotClient.join_pairing`'s arguments,
-    to wait in quick pairing whenever the bot is not playing. On the way out the bot leaves the queue; games
-    still under way are left to the server's clock (docs/bot-api.md, *When a bot is slow or gone*).
+    to wait in quick pairing whenever the bot is not playing; ``tournament``: a tournament's id to enter (its
+    rounds' tables come as ``seated`` notices, like any). A refusal of either at the start (a malformed request,
+    a tournament closed or without bots) is raised. On the way out the bot leaves the queue; games still under
+    way are left to the server's clock (docs/bot-api.md, *When a bot is slow or gone*).
     """
     playing: dict[str, asyncio.Task[GameOver]] = {}
     played = 0
@@ -127,6 +130,13 @@ async def run_bot(
             await answer(challenge)
         if pairing is not None and not playing_now():
             await queue(first=True)
+        if tournament is not None:
+            try:
+                await client.join_tournament(tournament)
+                log.info("entered tournament %s", tournament)
+            except ClientError as refused:
+                if refused.code != "already_entered":
+                    raise
         backoff = Backoff()
         while True:
             try:

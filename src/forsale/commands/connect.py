@@ -67,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pairing", action="store_true", help="wait in quick pairing whenever it is not playing")
     p.add_argument("--pairing-players", default="any", help="quick pairing's table sizes: any, or e.g. 3,4")
     p.add_argument("--pairing-rated", action="store_true", help="rated quick pairing (default: casual)")
+    p.add_argument("--tournament", metavar="ID", help="enter this tournament and play its rounds")
     p.add_argument("--games", type=int, help="stop after this many games (default: play until stopped)")
     p.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"))
     p.set_defaults(run=run)
@@ -148,8 +149,10 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             logging.getLogger("forsale.client").info("connected to %s as %s", server, me["account"]["name"])
             try:
-                await run_bot(client, policy, acceptance=acceptance, pairing=pairing, games=args.games)
-            except ClientError as refused:  # the token revoked meanwhile, a pairing request the server refuses
+                await run_bot(
+                    client, policy, acceptance=acceptance, pairing=pairing, tournament=args.tournament, games=args.games
+                )
+            except ClientError as refused:  # the token revoked meanwhile; pairing or a tournament refused
                 print(f"forsale connect: {server} refused: {refused.message} ({refused.code})", file=sys.stderr)
                 return 2
             return 0
