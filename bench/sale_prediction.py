@@ -11,6 +11,13 @@ the equilibrium rule's alone. Reported in nats per sale of the member's own
 choosing (the forced last sale excluded): lower is better, and the uniform
 guess is the bar a model must clear before ``hard`` exploits it.
 
+The auction half is scored the same way (:func:`forsale.bots.bidmodels.fit_bidding`):
+per decision of the member's with a choice (more coins than the high bid),
+the library's prequential log-loss beside today's grid's (the model the
+auction search uses unless ``bidmodel=1`` switches a seat) and a coin
+flip's (``log 2``), and how many seats the library had out-predicted the
+grid on by the end of the auctions.
+
 Run: ``python bench/sale_prediction.py --members 12 --games 8 --seed 11``.
 """
 
@@ -21,11 +28,13 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from math import log
 from pathlib import Path
 from typing import Any
 
 from forsale.arena.tournament import deal_for, lineup_for
 from forsale.bots import make_agent
+from forsale.bots.bidmodels import fit_bidding
 from forsale.bots.salemodels import fit_opponents
 from forsale.rules import Ruleset
 from forsale.state import State
@@ -38,6 +47,7 @@ def member_losses(member: str, players: int, games: int, seed: int) -> dict[str,
     rules = Ruleset.parse(None, players)
     bots = ["expert"] + [member] * (players - 1)
     totals = {"model": 0.0, "uniform": 0.0, "equilibrium": 0.0, "sales": 0, "exploitable_seats": 0, "seats": 0}
+    bids = {"bid_model": 0.0, "bid_grid": 0.0, "decisions": 0, "switched_seats": 0}
     for index in range(games):
         lineup = lineup_for(bots, index, seed)
         agents = [make_agent(spec) for spec in lineup]
@@ -47,6 +57,7 @@ def member_losses(member: str, players: int, games: int, seed: int) -> dict[str,
             for s in state.seats_to_act():
                 state.push(s, agents[s].act(view(state, s), rngs[s], None))
         fits = fit_opponents(view(state, None))
+        bid_fits = fit_bidding(view(state, None))
         for s, spec in enumerate(lineup):
             if spec != member:
                 continue
@@ -57,10 +68,17 @@ def member_losses(member: str, players: int, games: int, seed: int) -> dict[str,
             totals["sales"] += fit.observed
             totals["seats"] += 1
             totals["exploitable_seats"] += fit.modelled >= 0.9 and fit.log_loss < fit.uniform_loss
+            bid_fit = bid_fits[s]
+            bids["bid_model"] += bid_fit.log_loss
+            bids["bid_grid"] += bid_fit.grid_loss
+            bids["decisions"] += bid_fit.observed
+            bids["switched_seats"] += bid_fit.trusted
     sales = max(1, totals["sales"])
     return {
         "member": member, **{k: totals[k] / sales for k in ("model", "uniform", "equilibrium")},
         "sales": totals["sales"], "seats": totals["seats"], "modelled_seats": totals["exploitable_seats"],
+        **{k: bids[k] / max(1, bids["decisions"]) for k in ("bid_model", "bid_grid")},
+        "decisions": bids["decisions"], "switched_seats": bids["switched_seats"],
     }  # fmt: skip
 
 
@@ -88,6 +106,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{'all (nats per sale)':32} {mean['model']:7.3f} {mean['uniform']:7.3f} {mean['equilibrium']:7.3f} {sales:6d}"
     )
+    decisions = sum(r["decisions"] for r in rows)
+    for k in ("bid_model", "bid_grid"):
+        mean[k] = sum(r[k] * r["decisions"] for r in rows) / max(1, decisions)
+    print(f"\n{'member (auction)':32} {'library':>7} {'grid':>7} {'flip':>7} {'moves':>6} switched seats")
+    flip = log(2)
+    for r in rows:
+        print(
+            f"{r['member']:32} {r['bid_model']:7.3f} {r['bid_grid']:7.3f} {flip:7.3f} {r['decisions']:6d}"
+            f" {r['switched_seats']}/{r['seats']}"
+        )
+    print(f"{'all (nats per decision)':32} {mean['bid_model']:7.3f} {mean['bid_grid']:7.3f} {flip:7.3f} {decisions:6d}")
     if args.json:
         config = {"members": args.members, "games": args.games, "players": args.players, "seed": args.seed}
         report = {"config": config, "members": rows, "mean": mean}

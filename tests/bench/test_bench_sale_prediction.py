@@ -28,3 +28,5 @@ def test_the_report_scores_every_chosen_sale_of_the_members_seats(tmp_path: Path
         assert row["seats"] == 3 and row["sales"] == 18
         assert abs(row["uniform"] - log(factorial(7)) / 6) < 1e-9
         assert row["model"] > 0 and row["equilibrium"] > 0 and 0 <= row["modelled_seats"] <= 3
+        # The auction half: every decision with a choice is scored by the bid library and by the grid.
+        assert row["decisions"] > 0 and row["bid_model"] > 0 and row["bid_grid"] > 0 and 0 <= row["switched_seats"] <= 3
