@@ -1,17 +1,26 @@
 """Quick pairing in the page ("Play now with people"), in Debian's Chromium against a real ``forsale serve``.
 
-Two people (one on a laptop, one on a phone) ask for a table of three, bots welcome (after 2 minutes and 5 seconds),
-and find each other: both pages go to the same table, each at its own seat, with a bot in the third. Issue 34's journey is "two people and a bot account": the
-bot account joins this test once the Bot API can put it in the queue. Every wait is on a condition of the page.
+Two people (one on a laptop, one on a phone) and a bot account (a real ``forsale connect --pairing`` process, with
+its API token) ask for a table of three, server bots welcome after 2 minutes (the laptop) and 5 seconds (the phone),
+and find each other at once: both pages go to the same table, each at its own seat, the bot account in the third,
+marked as one. Issue 34's journey, "two people and a bot account". Every wait is on a condition of the page, the
+server or the process.
 """
 
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Callable
 
+import httpx
 from playwright.sync_api import Page, expect
+
+from harness.serve import checkout_env
 
 from .test_web_a11y import audit_themes
 
@@ -35,7 +44,34 @@ def look_for_players(page: Page, bots_after: str) -> None:
     expect(page.locator("#pairing-form")).to_be_hidden()
 
 
-def test_two_people_find_each_other_through_quick_pairing(new_page: Callable[..., Page]) -> None:
+def bot_in_the_queue(base: str) -> tuple[str, subprocess.Popen[str]]:
+    """A new bot account waiting for a table of three through ``forsale connect --pairing``: its name and process,
+    once the server counts it waiting."""
+    name = f"Bot{uuid.uuid4().hex[:8]}"
+    with httpx.Client(base_url=base, timeout=30) as http:
+        assert http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
+        assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
+        token = http.post("/api/me/tokens", json={"name": "pairing test"}).json()["token"]
+    command = [sys.executable, "-m", "forsale", "connect", "--server", base, "--bot", "random", "--pairing",
+               "--pairing-players", "3"]  # fmt: skip
+    process = subprocess.Popen(
+        command, env={**checkout_env(), "FORSALE_TOKEN": token}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{base}/api/bot/pairing", headers=bearer(token)).json()["pairing"] is None:
+        assert process.poll() is None and time.monotonic() < deadline, "the bot did not join the queue"
+        time.sleep(0.1)
+    return name, process
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_two_people_and_a_bot_account_find_each_other_through_quick_pairing(
+    new_page: Callable[..., Page], web_server: str
+) -> None:
     laptop, phone = new_page(), new_page(width=390, height=844)
     names = [f"Pair{uuid.uuid4().hex[:8]}", f"Mate{uuid.uuid4().hex[:8]}"]
     laptop.goto("/")
@@ -55,10 +91,20 @@ def test_two_people_find_each_other_through_quick_pairing(new_page: Callable[...
     found += audit_themes(laptop, "quick pairing's wait")
     assert not found, "\n".join(found)
     expect(laptop.locator("#pairing-elapsed")).to_have_text(re.compile(r"^0:0[1-9]$"))  # the wait, counted
+    bot, process = bot_in_the_queue(web_server)
+    try:
+        seated_together(laptop, phone, names, bot)
+    finally:
+        process.send_signal(signal.SIGINT)  # Ctrl-C: it leaves cleanly, its game left to the clock
+        out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0 and "waiting in quick pairing" in out, out
+
+
+def seated_together(laptop: Page, phone: Page, names: list[str], bot: str) -> None:
     phone.goto("/")
     phone.click("#menu-toggle")  # on a phone the account buttons are in the menu
     sign_up(phone, names[1])
-    look_for_players(phone, "5")  # after 5 s the phone's person is seated with the laptop's and a bot
+    look_for_players(phone, "5")  # the third of three: seated at once with the laptop's person and the bot account
 
     for page in (laptop, phone):
         page.wait_for_url(TABLE)
@@ -69,8 +115,11 @@ def test_two_people_find_each_other_through_quick_pairing(new_page: Callable[...
         page.evaluate("id => JSON.parse(localStorage.getItem('forsale.seats'))[id].seat", laptop_table)
         for page in (laptop, phone)
     ]
-    info = laptop.evaluate("id => fetch(`/api/tables/${id}`).then(r => r.json())", laptop_table)["table"]
-    assert sorted(held) == sorted(i for i, s in enumerate(info["seats"]) if s["kind"] == "human")  # each its own
+    read = "id => fetch(`/api/tables/${id}`).then(r => r.json())"
+    info = laptop.evaluate(read, laptop_table)["table"]
+    (third,) = set(range(3)) - set(held)  # each its own seat, and the bot account the third
     assert [info["seats"][i]["name"] for i in held] == names and info["status"] == "playing"
+    assert info["seats"][third]["name"] == bot and info["seats"][third]["kind"] == "human"
+    expect(laptop.locator(".seat", has_text=bot)).to_contain_text("bot account")  # marked once it takes its seat
     for page in (laptop, phone):
         expect(page.get_by_text(names[0]).first).to_be_visible()
