@@ -16,13 +16,22 @@ from typing import Any
 import httpx
 from websockets.sync.client import connect
 
-from forsale.server.http.ws import RETRY_AFTER
+RETRY_AFTER = 2
+"""The server's ``--sockets-retry-after`` here: long enough that a page which ignored it would retry within it
+(the backoff's first pauses are well under a second), short enough not to hold the suite for the default 10 s."""
 
 
 def test_a_page_refused_for_too_many_sockets_waits_as_told_then_connects(
     new_page: Any, serve_process: Any, tmp_path: Path
 ) -> None:
-    server = serve_process(f"sqlite:///{tmp_path / 'backoff.sqlite3'}", tmp_path, "--sockets-per-address", "1").start()
+    server = serve_process(
+        f"sqlite:///{tmp_path / 'backoff.sqlite3'}",
+        tmp_path,
+        "--sockets-per-address",
+        "1",
+        "--sockets-retry-after",
+        str(RETRY_AFTER),
+    ).start()
     try:
         table = httpx.post(server.base + "/api/tables", json={"players": 2}).json()["table"]["id"]
         with connect(f"{server.ws}/ws/tables/{table}") as held:  # the address's one socket

@@ -112,6 +112,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="WebSockets one client address may hold open at once (default 256; 0: no limit)",
     )
     p.add_argument(
+        "--sockets-retry-after",
+        type=int,
+        metavar="SECONDS",
+        default=None,
+        help="seconds a client refused for holding that many is told to wait before it tries again (default 10)",
+    )
+    p.add_argument(
         "--tables-per-client",
         type=int,
         metavar="N",
@@ -216,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     from ..server import create_app
     from ..server.http.routes.metrics import networks
     from ..server.http.schemas import MAX_MESSAGE_BYTES
-    from ..server.http.ws import SOCKETS_PER_ADDRESS
+    from ..server.http.ws import RETRY_AFTER, SOCKETS_PER_ADDRESS
     from ..server.lobby.fairshare import BOT_TABLES, GAMES, OPEN_TABLES, WAITING_EXPIRY
     from ..server.ops import gctuning as collector
     from ..server.ops.slowclients import with_head_deadline
@@ -240,6 +247,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sockets_per_address is not None and args.sockets_per_address < 0:
         print(
             f"forsale serve: --sockets-per-address must be 0 or more, not {args.sockets_per_address}", file=sys.stderr
+        )
+        return 2
+    if args.sockets_retry_after is not None and args.sockets_retry_after < 1:
+        print(
+            f"forsale serve: --sockets-retry-after must be at least 1, not {args.sockets_retry_after}", file=sys.stderr
         )
         return 2
     for flag, limit in (
@@ -282,6 +294,7 @@ def run(args: argparse.Namespace) -> int:
         sockets_per_address=(
             SOCKETS_PER_ADDRESS if args.sockets_per_address is None else (args.sockets_per_address or None)
         ),
+        sockets_retry_after=args.sockets_retry_after or RETRY_AFTER,
         tables_per_client=OPEN_TABLES if args.tables_per_client is None else (args.tables_per_client or None),
         bot_tables_per_client=BOT_TABLES
         if args.bot_tables_per_client is None

@@ -52,7 +52,7 @@ from .http.routes import social as routes_social
 from .http.routes import tables as routes_tables
 from .http.routes import tournaments as routes_tournaments
 from .http.schemas import MAX_MESSAGE_BYTES
-from .http.ws import TableSockets
+from .http.ws import RETRY_AFTER, TableSockets
 from .lobby.cluster import ClusterConfig, ClusterLobby
 from .lobby.fairshare import WAITING_EXPIRY, Limits
 from .lobby.lobby import Lobby, Options
@@ -265,6 +265,7 @@ def create_app(
     cluster: ClusterConfig | None = None,
     analysis_budget: int = DEFAULT_ANALYSIS_BUDGET,
     sockets_per_address: int | None = None,
+    sockets_retry_after: int = RETRY_AFTER,
     tables_per_client: int | None = None,
     bot_tables_per_client: int | None = None,
     games_per_client: int | None = None,
@@ -295,7 +296,8 @@ def create_app(
     (:mod:`forsale.server.lobby.cluster`; ``docs/deploy.md``).
     ``analysis_budget``: sampled deals per evaluation of the post-game analysis (:mod:`forsale.server.http.routes.analysis`).
     ``sockets_per_address``: WebSockets one client address may hold open at once (``None``: any number;
-    ``forsale serve`` sets :data:`~forsale.server.http.ws.SOCKETS_PER_ADDRESS` unless told otherwise).
+    ``forsale serve`` sets :data:`~forsale.server.http.ws.SOCKETS_PER_ADDRESS` unless told otherwise);
+    ``sockets_retry_after``: seconds a client refused for holding as many is told to wait.
     ``tables_per_client``/``bot_tables_per_client``: tables one client (account, else address) may have
     waiting for players / of bots only playing at once (``None``: any number; ``forsale serve`` sets
     :data:`~forsale.server.lobby.fairshare.OPEN_TABLES` and :data:`~forsale.server.lobby.fairshare.BOT_TABLES`);
@@ -398,6 +400,7 @@ def create_app(
         hello_timeout=hello_timeout,
         bad_input=bad_input,
         per_address=sockets_per_address,
+        retry_after=sockets_retry_after,
     )
 
     # -- REST -----------------------------------------------------------------

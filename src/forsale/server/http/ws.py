@@ -70,7 +70,7 @@ SOCKETS_PER_ADDRESS = 256
 RETRY_AFTER = 10
 """Seconds a client refused for too many sockets is told to wait (``params.retry_after``) before it tries again:
 long enough that a page in a reconnect loop costs the server next to nothing, short enough for a closed tab's
-slot to be taken up by the next try."""
+slot to be taken up by the next try (``forsale serve --sockets-retry-after``)."""
 
 
 class TableSockets:
@@ -80,7 +80,8 @@ class TableSockets:
     200 refusals closes the connection); ``hello_timeout``: seconds a new
     connection has to say hello; ``per_address``: WebSockets one client
     address may hold open at once (``None``: no limit), since every spectator
-    who comes or goes is news to every connection at the table.
+    who comes or goes is news to every connection at the table; ``retry_after``:
+    seconds a client refused for holding as many is told to wait (:data:`RETRY_AFTER`).
     """
 
     def __init__(
@@ -91,12 +92,14 @@ class TableSockets:
         hello_timeout: float,
         bad_input: BadInputLog,
         per_address: int | None = None,
+        retry_after: int = RETRY_AFTER,
     ) -> None:
         self.app = app
         self.bad_input = bad_input
         self.rate, self.burst = rate, burst
         self.hello_timeout = hello_timeout
         self.per_address = per_address
+        self.retry_after = retry_after
         self.open: dict[str, int] = {}  # client address -> WebSockets open
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -108,10 +111,10 @@ class TableSockets:
         if self.per_address is not None and self.open.get(host, 0) >= self.per_address:
             self.bad_input.note("too_many_sockets", f"{client_host(scope)} WS {path[:60]}")
             await ws.accept()
-            refusal = f"at most {self.per_address} open at once; try again in {RETRY_AFTER} seconds"
-            facts: Params = {"limit": self.per_address, "retry_after": RETRY_AFTER}
+            refusal = f"at most {self.per_address} open at once; try again in {self.retry_after} seconds"
+            facts: Params = {"limit": self.per_address, "retry_after": self.retry_after}
             await ws.send_text(dumps(error("too_many_connections", refusal, params=facts)))
-            await ws.close(code=1008, reason=f"too_many_connections; retry_after={RETRY_AFTER}")
+            await ws.close(code=1008, reason=f"too_many_connections; retry_after={self.retry_after}")
             return
         self.open[host] = self.open.get(host, 0) + 1
         try:
