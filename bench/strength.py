@@ -54,7 +54,12 @@ Modes (any together; official rules):
   candidate does not play in this mode;
 - ``--pool REPORT ...``: no games; the round robins of earlier reports
   pooled over deals per player count (each row keeps its deal-level
-  shares), for a verdict that needs more games than one run.
+  shares), for a verdict that needs more games than one run;
+- ``--paired BASE VARIANT``: no games; two reports of the same round
+  robins, each bot paired with itself; or, for reports of ``--vs`` and
+  ``--fields`` runs with the same seed and two candidates (a variant and
+  the bot it would replace), the candidate's share paired deal by deal at
+  each table and over all the fields pooled.
 
 A named bot that this checkout does not have (``hard-v1`` before the search
 rewrite lands) is skipped with a message, and listed under ``skipped``.
@@ -395,6 +400,16 @@ def show(report: dict[str, Any], candidate: str) -> None:
             cells = [row["bot"], same, pct(row["share"]), pct(row["variant_share"]), f"{row['difference']:+.1%}"]
             table.add_row(*cells, f"{row['ci'][0]:+.1%} - {row['ci'][1]:+.1%}", str(row["deals"]))
         console.print(table)
+    if report.get("paired_tables"):
+        table = Table(title="Paired over deals: the variant's candidate minus the base's, table by table")
+        for column in ("table", "base", "variant", "difference", "95% CI (deals)", "deals"):
+            table.add_column(column, justify="left" if column == "table" else "right")
+        for row in report["paired_tables"]:
+            table.add_row(
+                row["table"], pct(row["base"]), pct(row["variant"]), f"{row['difference']:+.1%}",
+                f"{row['ci'][0]:+.1%} - {row['ci'][1]:+.1%}", str(row["deals"]),
+            )  # fmt: skip
+        console.print(table)
     fields = report.get("fields")
     if fields:
         n = fields["players"]
@@ -602,11 +617,52 @@ def planned_games(args: argparse.Namespace, vs: list[str], rr_bots: list[str], c
     return total
 
 
+def paired_fields(base: str, variant: str) -> list[dict[str, Any]]:
+    """Two runs of the same ``--vs`` tables and ``--fields`` (same seed, deals and opponents), different
+    candidates: each table's variant share minus base share, deal by deal, and the fields pooled over deals."""
+    a, b = json.loads(Path(base).read_text()), json.loads(Path(variant).read_text())
+    pairs: list[tuple[str, list[float], list[float]]] = []
+    for x, y in zip(a.get("vs") or [], b.get("vs") or []):
+        if (x["opponent"], x["seed"]) == (y["opponent"], y["seed"]):
+            pairs.append((f"three {x['opponent']}", x["per_deal"], y["per_deal"]))
+    fa, fb = a.get("fields"), b.get("fields")
+    pooled: tuple[list[float], list[float]] = ([], [])
+    if fa and fb and fa["players"] == fb["players"]:
+        theirs = {(row["member"], row["seed"]): row for row in fb["fields"]}
+        for row in fa["fields"]:
+            other = theirs.get((row["member"], row["seed"]))
+            if other is not None:
+                x, y = row["candidate"]["per_deal"], other["candidate"]["per_deal"]
+                pairs.append((f"field {row['member'].removeprefix('pop-')} ({fa['players']}p)", x, y))
+                pooled[0].extend(x)
+                pooled[1].extend(y)
+        if pooled[0]:
+            pairs.append((f"all fields pooled ({fa['players']}p)", *pooled))
+    if not pairs:
+        raise ValueError(f"{base} and {variant} share no --vs table or field with the same seed")
+    rows = []
+    for what, x, y in pairs:
+        if len(x) != len(y):
+            raise ValueError(f"{what}: {len(x)} deals in {base}, {len(y)} in {variant}: not the same games")
+        diff, lo, hi = share_ci([q - p for p, q in zip(x, y)], floor=-1.0)
+        rows.append({
+            "table": what, "base": sum(x) / len(x), "variant": sum(y) / len(y), "difference": diff,
+            "ci": [lo, hi], "deals": len(x),
+        })  # fmt: skip
+    return rows
+
+
 def reports_main(args: argparse.Namespace) -> int:
     """``--pool`` or ``--paired``: earlier reports read back, pooled or paired over deals; nothing is played."""
     flag = "--pool" if args.pool else "--paired"
+    tables: list[dict[str, Any]] = []
     try:
-        rounds = pooled_round_robins(args.pool) if args.pool else paired_round_robins(*args.paired)
+        if args.pool:
+            rounds = pooled_round_robins(args.pool)
+        elif all(json.loads(Path(p).read_text()).get("round_robin") for p in args.paired):
+            rounds = paired_round_robins(*args.paired)
+        else:  # runs of --vs and --fields: the candidate's tables paired
+            rounds, tables = [], paired_fields(*args.paired)
     except (OSError, ValueError, KeyError, TypeError) as error:  # a missing, unreadable or foreign file
         print(f"strength.py {flag}: {error}", file=sys.stderr)
         return 2
@@ -618,6 +674,7 @@ def reports_main(args: argparse.Namespace) -> int:
             "paired": {"base": args.paired[0], "variant": args.paired[1]},
             "round_robin": [],
             "differences": rounds,
+            "paired_tables": tables,
         }
     show(report, "")
     if args.json:

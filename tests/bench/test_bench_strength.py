@@ -240,5 +240,9 @@ def test_exploit_seats_each_member_against_copies_of_the_candidate_and_beside_pa
     diff = [a - b for a, b in zip(vs["per_deal"], vs["beside"]["per_deal"])]
     assert abs(vs["difference"]["mean"] - sum(diff) / len(diff)) < 1e-9
     assert "best exploiter" in capsys.readouterr().out
+    paired = tmp_path / "paired.json"
+    assert module.main(["--paired", str(out), str(out), "--json", str(paired)]) == 0  # a run against itself
+    (row,) = json.loads(paired.read_text())["paired_tables"]
+    assert row["table"] == "three random" and row["difference"] == 0 and row["deals"] == 2
     with pytest.raises(SystemExit):
         module.main(["--candidate", "smart", "--exploiter", "prudent-not-a-member"])
