@@ -130,8 +130,8 @@ def test_a_swiss_tournament_with_bots_filling_runs_to_its_final_standings(client
         as_account(client, sessions[name])
         post(client, f"/api/tournaments/{tid}/join")
     view = wait_for(client, tid, "over")
-    assert view["round"] == 3 and [r["round"] for r in view["rounds"]] == [1, 2, 3]
-    for r in view["rounds"]:
+    assert view["round"] == 3 and [r["round"] for r in view["schedule"]] == [1, 2, 3]
+    for r in view["schedule"]:
         names = [s["name"] for t in r["tables"] for s in t["seats"] if s["name"] is not None]
         assert sorted(names) == ["P1", "P2", "P3", "P4", "P5"]  # everyone once a round
         assert [len(t["seats"]) for t in r["tables"]] == [3, 3]  # five people and one bot
@@ -148,7 +148,7 @@ def test_a_swiss_tournament_with_bots_filling_runs_to_its_final_standings(client
     assert all(line["games"] == 3 for line in lines)
     keys = [(-line["points"], -line["buchholz"], -line["money"]) for line in lines]
     assert keys == sorted(keys)
-    record = client.get(view["rounds"][0]["tables"][0]["record"])
+    record = client.get(view["schedule"][0]["tables"][0]["record"])
     assert record.status_code == 200
 
 
@@ -164,7 +164,7 @@ def test_a_seated_account_is_told_and_a_withdrawn_one_is_not_paired_again(client
     assert notices[0]["kind"] == "seated" and notices[0]["source"] == {"tournament": tid, "round": 1, "table": 0}
     assert post(client, f"/api/tournaments/{tid}/withdraw").json()["you"]["withdrawn"] is True
     view = wait_for(client, tid, "over")
-    first, second = view["rounds"]
+    first, second = view["schedule"]
     assert sum(len(t["seats"]) for t in first["tables"]) == 4  # one table of four
     assert "W4" not in [s["name"] for t in second["tables"] for s in t["seats"]]  # three left: one table of three
     assert [line["name"] for line in view["standings"] if line["withdrawn"]] == ["W4"]
@@ -183,4 +183,4 @@ def test_a_tournament_resumes_after_a_restart(tmp_path: Path) -> None:
         wait_for(client, tid, "running")
     with make_client(path) as client:
         view = wait_for(client, tid, "over")
-        assert [r["round"] for r in view["rounds"]] == [1, 2]
+        assert [r["round"] for r in view["schedule"]] == [1, 2]

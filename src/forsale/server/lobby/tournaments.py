@@ -255,7 +255,7 @@ class Tournaments:
         return out
 
     async def view(self, tournament_id: str, account_id: str | None = None) -> dict[str, Any]:
-        """A tournament as JSON: settings, standings, every round's tables with their games, and ``you`` (the
+        """A tournament as JSON: settings, standings, ``schedule`` (every round's tables with their games), and ``you`` (the
         asking account's entry and the game it should be at now)."""
         loaded = await self.storage.run(op_load(tournament_id)) if len(tournament_id) <= ID_MAX else None
         if loaded is None:
@@ -297,7 +297,7 @@ class Tournaments:
             "entries": sum(1 for p in players if p.withdrawn_at is None),
             "creator": account_id is not None and account_id == t.creator_account,
             "standings": standings,
-            "rounds": [{"round": r, "tables": tbs} for r, tbs in sorted(rounds.items())],
+            "schedule": [{"round": r, "tables": tbs} for r, tbs in sorted(rounds.items())],
             "you": you,
         }
 

@@ -68,8 +68,9 @@ async def listing(request: Request) -> dict[str, Any]:
 
 @router.get("/api/tournaments/{tournament_id}", responses=errors(404))
 async def get(request: Request, tournament_id: str, accounts: TheAccounts) -> dict[str, Any]:
-    """A tournament: settings, ``standings`` (best first), ``rounds`` (each table's seats, points and game, with
-    ``replay``/``record`` links), and ``you`` (the signed-in account's entry and the table it should be at)."""
+    """A tournament: settings, ``standings`` (best first), ``schedule`` (each round's tables: seats, points and
+    game, with ``replay``/``record`` links), and ``you`` (the signed-in account's entry and the table it should be
+    at)."""
     account = await accounts.current(request)
     return await tournaments_of(request).view(tournament_id, None if account is None else account["id"])
 

@@ -223,7 +223,7 @@ function showOne(ctx, id) {
         : [h("tr", null, h("td", { colspan: 6 }, t("tournament.noPlayers")))]),
     );
     rounds.replaceChildren(
-      ...tour.rounds
+      ...tour.schedule
         .slice()
         .reverse()
         .map((r) =>
