@@ -37,6 +37,7 @@ from typing import Any
 import aiohttp
 
 from harness.db import database
+from harness.load import cpu_seconds
 from harness.serve import ServeProcess
 from harness.stats import percentile
 
@@ -101,16 +102,18 @@ class Person:
         await self.http.close()
 
 
-async def measure(base: str, names: list[str], players: int) -> dict[str, Any]:
+async def measure(base: str, names: list[str], players: int, server_pid: int) -> dict[str, Any]:
     people = [Person(base, name) for name in names]
     try:
         for start in range(0, len(people), 50):  # signing in hashes passwords: a few at a time
             await asyncio.gather(*(p.ready() for p in people[start : start + 50]))
         go = asyncio.Event()
         playing = [asyncio.create_task(p.play(go, players)) for p in people]
+        cpu = cpu_seconds(server_pid)
         began = time.monotonic()
         go.set()
         await asyncio.wait_for(asyncio.gather(*playing), 120)
+        cpu = cpu_seconds(server_pid) - cpu
     finally:
         await asyncio.gather(*(p.close() for p in people))
     tables: dict[str, list[Person]] = defaultdict(list)
@@ -134,6 +137,7 @@ async def measure(base: str, names: list[str], players: int) -> dict[str, Any]:
         "joins_s": round(max(p.joined for p in people) - began, 3),
         "all_seated_s": round(last - began, 3),
         "seated_per_s": round(len(people) / (last - began), 1),
+        "server_cpu_ms_per_person": round(cpu / len(people) * 1000, 2),  # joining, polling, matching, the tables
     }
 
 
@@ -152,7 +156,8 @@ def main() -> None:
             names = asyncio.run(make_accounts(url, args.people))
             server = ServeProcess(url, workdir, "--rest-rate", "100000").start()
             try:
-                figures = asyncio.run(measure(server.base, names, args.players))
+                assert server.proc is not None
+                figures = asyncio.run(measure(server.base, names, args.players, server.proc.pid))
             finally:
                 server.stop()
     finally:
@@ -167,7 +172,7 @@ def main() -> None:
         f"fillable -> seated notice: p50 {figures['p50_ms']} ms, p99 {figures['p99_ms']} ms, "
         f"max {figures['max_ms']} ms\n"
         f"all joins acknowledged in {figures['joins_s']} s, all seated in {figures['all_seated_s']} s "
-        f"({figures['seated_per_s']} people/s)"
+        f"({figures['seated_per_s']} people/s); server CPU {figures['server_cpu_ms_per_person']} ms a person"
     )
 
 

@@ -82,6 +82,16 @@ ALREADY_QUEUED = "this account is already waiting for a game: leave the queue fi
 PLAYING_RATED = "this account is playing a rated game: finish it before waiting for another rated one"
 
 
+def shown(entry: Entry) -> dict[str, Any]:
+    """An entry as its account is shown it (``GET /api/pairing``'s ``pairing``)."""
+    return {
+        "players": list(entry.counts),
+        "rated": entry.rated,
+        "bots_after": entry.bots_after,
+        "since": int(entry.joined_at * 1000),
+    }
+
+
 class Pairing:
     """One node's part of quick pairing: join, leave, heartbeat, state, and the matcher."""
 
@@ -101,17 +111,15 @@ class Pairing:
         """Queue the account (409 ``already_queued``; 409 ``already_playing`` for a rated wish while it plays a
         rated game); its state, with ``after``: the id of its latest notice before it joined, where a reader of
         ``GET /api/me/notices`` starts so as to miss no ``seated`` notice."""
-        after = await self.lobby.notices.last_id(account_id)
         now = time.time()
         entry = Entry(account_id, name, DEFAULT_MU, wish.players, wish.rated, wish.bots_after, now, now)
-        status = await self.storage.run(op_join(entry, refuse_if_playing_rated=wish.rated))
-        if status == "queued_already":
+        joined = await self.storage.run(op_join(entry, refuse_if_playing_rated=wish.rated))
+        if joined.status == "queued_already":
             raise Refused("already_queued", ALREADY_QUEUED, 409)
-        if status == "playing_rated":
+        if joined.status == "playing_rated":
             raise Refused("already_playing", PLAYING_RATED, 409)
-        self._counts = None
         self._wake.set()
-        return {**await self.state(account_id), "after": after}
+        return {"pairing": shown(joined.entry), "counts": await self.counts(), "after": joined.last_notice}
 
     async def leave(self, account_id: str) -> bool:
         """Take the account out of the queue; whether it was waiting."""
@@ -126,15 +134,7 @@ class Pairing:
     async def state(self, account_id: str) -> dict[str, Any]:
         """The account's entry (``pairing``: null when it is not waiting) and the counts."""
         entry = await self.storage.run(op_entry(account_id))
-        shown = None
-        if entry is not None:
-            shown = {
-                "players": list(entry.counts),
-                "rated": entry.rated,
-                "bots_after": entry.bots_after,
-                "since": int(entry.joined_at * 1000),
-            }
-        return {"pairing": shown, "counts": await self.counts()}
+        return {"pairing": None if entry is None else shown(entry), "counts": await self.counts()}
 
     async def counts(self) -> dict[str, int]:
         """``waiting`` (of which ``waiting_rated``) and ``playing`` (people at games under way), on every node."""

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, text
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, text
 
 from .cluster import CHANNEL
 from .schema import notices
@@ -31,6 +31,19 @@ MAX_READ = 100
 Notice = tuple[str, str, dict[str, Any]]
 """``(account_id, kind, body)``: one notice to post (``body`` is JSON; its keys join ``id``, ``kind`` and ``at``)."""
 
+# The statements of the hot paths, built once with bound parameters: a long poll reads at every start and every
+# wake-up, and SQLAlchemy's building of a statement (its operators, its cache key) cost more than SQLite's answer
+# (a third of the server's samples with 200 people seated at once: bench/pairing_load.py).
+_POST = insert(notices).returning(notices.c.id)
+_READ = (
+    select(notices.c.id, notices.c.kind, notices.c.body, notices.c.at)
+    .where(notices.c.account_id == bindparam("account"), notices.c.id > bindparam("after"))
+    .order_by(notices.c.id)
+    .limit(bindparam("limit"))
+)
+_LAST = select(func.max(notices.c.id)).where(notices.c.account_id == bindparam("account"))
+_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+
 
 def op_post(posted: Sequence[Notice], now: float | None = None) -> Callable[[Connection], list[int]]:
     """Store ``posted`` (in order) and, on PostgreSQL, ``NOTIFY`` the accounts; their ids."""
@@ -39,13 +52,13 @@ def op_post(posted: Sequence[Notice], now: float | None = None) -> Callable[[Con
         at = time.time() if now is None else now
         ids = []
         for account_id, kind, body in posted:  # one by one: each id is needed, and the lists are short
-            inserted = insert(notices).values(account_id=account_id, kind=kind, body=body, at=at)
-            ids.append(int(conn.execute(inserted.returning(notices.c.id)).scalar_one()))
+            row = {"account_id": account_id, "kind": kind, "body": body, "at": at}
+            ids.append(int(conn.execute(_POST, row).scalar_one()))
         if posted and conn.dialect.name == "postgresql":
             accounts = sorted({account_id for account_id, _, _ in posted})
             payload = json.dumps({"t": "notice", "accounts": accounts}, separators=(",", ":"))
             if len(payload) < 7900:  # PostgreSQL's NOTIFY limit; past it the other nodes' fallback check finds them
-                conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": payload})
+                conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": payload})
         return ids
 
     return fn
@@ -58,12 +71,7 @@ def op_read(account_id: str, after: int, limit: int = MAX_READ) -> Callable[[Con
     """
 
     def fn(conn: Connection) -> list[dict[str, Any]]:
-        rows = conn.execute(
-            select(notices.c.id, notices.c.kind, notices.c.body, notices.c.at)
-            .where(notices.c.account_id == account_id, notices.c.id > after)
-            .order_by(notices.c.id)
-            .limit(limit)
-        ).all()
+        rows = conn.execute(_READ, {"account": account_id, "after": after, "limit": limit}).all()
         return [{**(r.body or {}), "id": r.id, "kind": r.kind, "at": int(r.at * 1000)} for r in rows]
 
     return fn
@@ -73,7 +81,7 @@ def op_last_id(account_id: str) -> Callable[[Connection], int]:
     """The id of ``account_id``'s latest notice (0: none): where a reader that wants only new ones starts."""
 
     def fn(conn: Connection) -> int:
-        return int(conn.execute(select(func.max(notices.c.id)).where(notices.c.account_id == account_id)).scalar() or 0)
+        return int(conn.execute(_LAST, {"account": account_id}).scalar() or 0)
 
     return fn
 

@@ -17,12 +17,14 @@ whatever the nodes do at once (:mod:`forsale.server.lobby.pairing`):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, func, select, text, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.elements import BindParameter
 
+from .notices import op_last_id
 from .ratings import OVERALL, account_player
 from .schema import games, pairing, ratings, seats
 
@@ -62,6 +64,18 @@ def _entry(row: Any) -> Entry:
     )
 
 
+# The statements of a join and of the heartbeat, built once (bound parameters): a storm of joins is hundreds, and
+# SQLAlchemy's building of a statement costs more than the database's answer (see forsale.server.store.notices).
+_RATING = select(ratings.c.mu).where(ratings.c.player == bindparam("player"), ratings.c.players == OVERALL)
+_JOIN = {
+    "postgresql": postgresql.insert(pairing).on_conflict_do_nothing().returning(pairing.c.account_id),
+    "sqlite": sqlite.insert(pairing).on_conflict_do_nothing().returning(pairing.c.account_id),
+}
+_IDS: BindParameter[list[str]] = bindparam("ids", expanding=True)
+_TOUCH = update(pairing).where(pairing.c.account_id.in_(_IDS)).values(seen_at=bindparam("now"))
+_PRESENT = select(pairing.c.account_id).where(pairing.c.account_id.in_(_IDS))
+
+
 def rated_game_under_way(conn: Connection, account_id: str) -> bool:
     """Whether the account holds a person's seat at a rated game still being played."""
     rows = conn.execute(
@@ -72,34 +86,43 @@ def rated_game_under_way(conn: Connection, account_id: str) -> bool:
     return any(bool((config or {}).get("rated")) for config in rows)
 
 
-def op_join(entry: Entry, refuse_if_playing_rated: bool) -> Callable[[Connection], str]:
-    """Put ``entry`` in the queue: ``"queued"``, or why not: ``"queued_already"``, ``"playing_rated"``.
+@dataclass(frozen=True)
+class Joined:
+    """What joining did: ``status`` (``"queued"``, or why not: ``"queued_already"``, ``"playing_rated"``), the entry
+    as stored (its rating read), and the id of the account's latest notice before it (0: none)."""
+
+    status: str
+    entry: Entry
+    last_notice: int
+
+
+def op_join(entry: Entry, refuse_if_playing_rated: bool) -> Callable[[Connection], Joined]:
+    """Put ``entry`` in the queue, in one transaction with everything the answer needs (a join storm is many).
 
     ``refuse_if_playing_rated``: refuse an account that holds a seat at a rated game under way (one rated game
     at a time through quick pairing). The account's rating is read here too: ``entry.mu`` is its fallback.
     """
 
-    def fn(conn: Connection) -> str:
+    def fn(conn: Connection) -> Joined:
+        last_notice = op_last_id(entry.account_id)(conn)
         if refuse_if_playing_rated and rated_game_under_way(conn, entry.account_id):
-            return "playing_rated"
-        mu = conn.execute(
-            select(ratings.c.mu).where(
-                ratings.c.player == account_player(entry.account_id), ratings.c.players == OVERALL
-            )
-        ).scalar()
+            return Joined("playing_rated", entry, last_notice)
+        mu = conn.execute(_RATING, {"player": account_player(entry.account_id)}).scalar()
+        rating = entry.mu if mu is None else float(mu)
         values = {
             "account_id": entry.account_id,
             "name": entry.name,
-            "mu": entry.mu if mu is None else float(mu),
+            "mu": rating,
             "counts": list(entry.counts),
             "rated": int(entry.rated),
             "bots_after": entry.bots_after,
             "joined_at": entry.joined_at,
             "seen_at": entry.seen_at,
         }
-        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-        inserted = dialect.insert(pairing).values(values).on_conflict_do_nothing().returning(pairing.c.account_id)
-        return "queued" if conn.execute(inserted).first() is not None else "queued_already"
+        stored = replace(entry, mu=rating)
+        if conn.execute(_JOIN[conn.dialect.name], values).first() is None:
+            return Joined("queued_already", entry, last_notice)
+        return Joined("queued", stored, last_notice)
 
     return fn
 
@@ -117,10 +140,8 @@ def op_touch(account_ids: Sequence[str], now: float) -> Callable[[Connection], s
     """The heartbeat: these accounts are still there (``seen_at = now``); which of them are in the queue."""
 
     def fn(conn: Connection) -> set[str]:
-        conn.execute(update(pairing).where(pairing.c.account_id.in_(list(account_ids))).values(seen_at=now))
-        return set(
-            conn.execute(select(pairing.c.account_id).where(pairing.c.account_id.in_(list(account_ids)))).scalars()
-        )
+        conn.execute(_TOUCH, {"ids": list(account_ids), "now": now})
+        return set(conn.execute(_PRESENT, {"ids": list(account_ids)}).scalars())
 
     return fn
 
