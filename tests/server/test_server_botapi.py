@@ -335,4 +335,33 @@ def test_forsale_connect_bots_play_a_whole_tournament(server: Any) -> None:
         assert time.monotonic() < deadline, shown["status"]
         time.sleep(0.2)
     assert sorted(line["name"] for line in shown["standings"]) == sorted(name for _, name, _ in bots)
-    assert [len(r["tables"]) for r in shown["rounds"]] == [1, 1]
+    assert shown["rounds"] == 2 and [len(r["tables"]) for r in shown["schedule"]] == [1, 1]
+    assert [line["games"] for line in shown["standings"]] == [2, 2]
+
+
+def test_each_token_is_rate_limited_on_its_own(server: Any) -> None:
+    tokens = [bot_account(server)[2] for _ in range(2)]
+    with httpx.Client(base_url=server.base, headers=bearer(tokens[0])) as http:
+        answers = [http.get("/api/bot/account") for _ in range(100)]
+    codes = [a.status_code for a in answers]
+    assert codes[:60] == [200] * 60 and 429 in codes  # a burst of 60, then 10 a second
+    refused = answers[codes.index(429)]
+    assert code_of(refused) == "rate_limited" and refused.headers["retry-after"] == "1"
+    assert httpx.get(server.base + "/api/bot/account", headers=bearer(tokens[1])).status_code == 200
+
+
+def test_revoking_the_api_token_ends_the_bots_seat_tokens(server: Any) -> None:
+    bot, bot_name, token = bot_account(server)
+    bob, _ = person(server, "Bob")
+    challenge = bob.post("/api/challenges", json={"bot": bot_name}).json()["challenge"]
+    accepted = httpx.post(f"{server.base}/api/bot/challenges/{challenge['id']}/accept", json={}, headers=bearer(token))
+    table = accepted.json()["challenge"]["table"]
+    sat = httpx.post(f"{server.base}/api/bot/tables/{table}/seat", json={}, headers=bearer(token)).json()
+    with connect(f"{server.ws}/ws/tables/{table}") as ws:
+        assert hello(ws, sat["token"])["seat"] == sat["seat"]
+        token_id = bot.get("/api/me/tokens").json()["tokens"][0]["id"]
+        assert bot.delete(f"/api/me/tokens/{token_id}").status_code == 200
+        told = recv_until(ws, lambda m: m["type"] == "error")
+        assert told["code"] == "bad_token"
+    with connect(f"{server.ws}/ws/tables/{table}") as ws:
+        assert hello(ws, sat["token"])["code"] == "bad_token"
