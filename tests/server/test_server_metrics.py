@@ -102,3 +102,36 @@ def test_metrics_count_actions_tables_connections_and_the_writer(client: TestCli
     assert after[("forsale_db_unavailable", ())] == 0 and after[("forsale_db_errors_total", ())] == 0
     assert ("forsale_bot_queue", ()) in after and ("forsale_bot_workers_busy", ()) in after
     assert ("forsale_leases_held", (("node", "n1"),)) not in after  # a single server has no leases
+
+
+def test_metrics_show_the_bot_queue_and_how_long_decisions_waited_for_a_worker(
+    tmp_path: Path, waiting_bot: Path
+) -> None:
+    """One worker, two tables of bots that think until the gate opens: one decision thinks, one waits in the queue.
+
+    The queue's depth is seen while it waits; once the gate opens, the wait it had (at least the pause before
+    the gate opened) is in ``forsale_bot_wait_seconds``, the histogram an operator alerts on.
+    """
+    import time
+
+    app = create_app(f"sqlite:///{tmp_path / 'q.sqlite3'}", bot_modules=("forsale_test_waiting_bot",), bot_workers=1)
+    with TestClient(app, client=("127.0.0.1", 50000)) as client:
+        before = scrape(client)
+        for _ in range(2):
+            made = client.post("/api/tables", json={"players": 2, "rules": "two-player", "seats": ["waiting"] * 2})
+            assert made.status_code == 201, made.text
+        deadline = time.monotonic() + 60
+        while (now := scrape(client))[("forsale_bot_workers_busy", ())] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert now[("forsale_bot_queue", ())] == 1 and now[("forsale_bot_workers_busy", ())] == 1
+        time.sleep(0.3)  # the queued decision waits at least this long
+        waiting_bot.touch()
+        while (after := scrape(client))[("forsale_bot_wait_seconds_count", ())] < before.get(
+            ("forsale_bot_wait_seconds_count", ()), 0
+        ) + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    count = ("forsale_bot_wait_seconds_count", ())
+    assert after[count] - before.get(count, 0) >= 2
+    assert after[("forsale_bot_wait_seconds_sum", ())] - before.get(("forsale_bot_wait_seconds_sum", ()), 0) >= 0.3
+    below = ("forsale_bot_wait_seconds_bucket", (("le", "0.25"),))
+    assert after[count] - after[below] > before.get(count, 0) - before.get(below, 0)  # one waited past 0.25 s

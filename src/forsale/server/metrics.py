@@ -4,7 +4,8 @@ Two kinds of numbers:
 
 - **counted where they happen**, on hot paths: each action committed and
   how long it took (:func:`action`), each writer transaction's size
-  (:data:`BATCHES`). These are plain integers and floats in this module,
+  (:data:`BATCHES`), how long each bot decision waited for a worker
+  process (:data:`BOT_WAITS`). These are plain integers and floats in this module,
   updated without a lock or a library call (the event loop and the writer
   thread each own what they update), so counting costs next to nothing;
 - **read when scraped**: live tables, connections, leases, the bot queue,
@@ -31,6 +32,10 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 
 BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 """Calls per writer transaction (group commit groups up to 512)."""
+
+WAIT_BUCKETS = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+"""Seconds a bot decision waits for a worker: nothing while workers are free, a decision's length or more behind
+a queue (the default bots think for about a second)."""
 
 
 class Histogram:
@@ -68,6 +73,10 @@ ACTIONS: dict[str, Histogram] = {}
 
 BATCHES = Histogram(BATCH_BUCKETS)
 """Calls per transaction of the storage's writer thread (all storages of the process)."""
+
+BOT_WAITS = Histogram(WAIT_BUCKETS)
+"""Seconds each decision or analysis run in a bot worker waited for one (on the event loop, by
+:class:`forsale.server.ops.botrunner.BotRunner`): the queue's cost to the people at bots' tables."""
 
 
 def action(source: str, seconds: float) -> None:

@@ -47,6 +47,7 @@ import logging
 import math
 import multiprocessing
 import random
+import time
 import traceback
 from collections import Counter
 from collections.abc import Callable
@@ -60,6 +61,7 @@ from ...bots.protocol import Agent
 from ...bots.registry import parse_spec, research_bot
 from ...rules import Ruleset
 from ...view import View
+from ..metrics import BOT_WAITS
 
 log = logging.getLogger("forsale.server")
 
@@ -305,7 +307,9 @@ class BotRunner:
     async def _call(self, job: tuple[Any, ...], table: object, deadline: float, share: Share | None) -> Any:
         key = object() if table is None else table
         ticket = _Ticket(key, share or Share(key), self._handed)
+        queued = time.monotonic()
         worker = await self._take(ticket)
+        BOT_WAITS.observe(time.monotonic() - queued)
         try:
             kind, value = await worker.call(job, deadline)
         except TimeoutError:

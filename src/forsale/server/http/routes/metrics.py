@@ -18,7 +18,7 @@ from fastapi.responses import PlainTextResponse, Response
 
 from ...errors import Refused
 from ...lobby.cluster import ClusterLobby, people_online
-from ...metrics import ACTIONS, BATCHES
+from ...metrics import ACTIONS, BATCHES, BOT_WAITS
 
 router = APIRouter()
 
@@ -100,6 +100,11 @@ class ServerCollector:
             "forsale_bot_workers_busy", "Bot worker processes thinking now", value=len(runner._busy)
         )
         yield GaugeMetricFamily("forsale_bot_workers", "Bot worker processes", value=runner.size)
+        waits = HistogramMetricFamily(
+            "forsale_bot_wait_seconds", "Seconds a bot decision or analysis waited for a worker process"
+        )
+        waits.add_metric([], BOT_WAITS.cumulative(), BOT_WAITS.sum)
+        yield waits
 
         outage = storage.outage
         yield CounterMetricFamily(
