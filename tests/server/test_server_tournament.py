@@ -75,6 +75,7 @@ def test_bad_settings_are_refused(client: TestClient) -> None:
         ({"name": "Cup", "time_limit": "fast"}, "bad_request"),
         ({"name": "Cup", "colour": "red"}, "bad_request"),
         ({"name": "Cup", "starts_at": 1000}, "bad_start"),
+        ({"name": "Cup", "starts_at": 4102444800000}, "bad_start"),  # 2100: more than 30 days ahead
         ({"name": "Cup", "rules": "no-such-preset"}, "bad_rules"),
         ({"name": "Cup", "fill": "no-such-bot"}, "bad_bot"),
         ({"name": "Cup", "rated": True, "fill": "easy:samples=3"}, "bad_bot"),
@@ -184,3 +185,38 @@ def test_a_tournament_resumes_after_a_restart(tmp_path: Path) -> None:
     with make_client(path) as client:
         view = wait_for(client, tid, "over")
         assert [r["round"] for r in view["schedule"]] == [1, 2]
+
+
+def test_an_arena_seats_free_players_again_until_its_window_closes(client: TestClient) -> None:
+    """Six people at tables of three: each game's end frees its players, who are seated again at once, until the
+    window closes (moved to now by the test, as an hour's wait would be); the games under way then finish."""
+    from forsale.server.store.tournaments import op_advance, op_load
+
+    sessions = {name: sign_up(client, name) for name in ("A1", "A2", "A3", "A4", "A5", "A6")}
+    as_account(client, sessions["A1"])
+    body = {"name": "Arena", "kind": "arena", "players": 3, "minutes": 60, "time_limit": 5, "start_players": 6}
+    tid = post(client, "/api/tournaments", body).json()["id"]
+    for name in ("A2", "A3", "A4", "A5", "A6"):
+        as_account(client, sessions[name])
+        post(client, f"/api/tournaments/{tid}/join")
+    deadline = time.monotonic() + 60
+    while len(client.get(f"/api/tournaments/{tid}").json()["schedule"]) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    storage = client.app.state.storage  # type: ignore[attr-defined]
+
+    async def close_window() -> None:
+        while True:
+            t = (await storage.run(op_load(tid)))[0]
+            if await storage.run(op_advance(tid, t.version, ends_at=time.time())):
+                return
+
+    client.portal.call(close_window)  # type: ignore[union-attr]
+    view = wait_for(client, tid, "over")
+    waves = view["schedule"]
+    assert len(waves) >= 3
+    for wave in waves:
+        assert [len(t["seats"]) for t in wave["tables"]] in ([3, 3], [3], [4], [5], [6])
+        assert all(t["status"] == "over" for t in wave["tables"])
+    lines = view["standings"]
+    assert sum(line["games"] for line in lines) == sum(len(t["seats"]) for w in waves for t in w["tables"])
+    assert all(line["games"] >= 2 for line in lines)

@@ -20,8 +20,8 @@ the tables they return. The rules (``docs/tournaments.md`` says the same for pla
   (:data:`EXACT_LIMIT` seatings), else greedily (each table takes the best-placed player left and then, from the
   next few in the standings, those who met its members least) and improved by swaps between tables that lower
   the repeats.
-- **An arena** (:func:`arena_tables`): the free players in standings order, seated by neighbours as they come,
-  whole tables of ``size`` first, then one smaller table of at least 3 if that many are left.
+- **An arena** (:func:`arena_tables`): as soon as at least 3 players are free, all of them are seated, in
+  standings order by neighbours, at the tables :func:`table_sizes` gives for them.
 """
 
 from __future__ import annotations
@@ -235,12 +235,11 @@ def _improve(tables: list[list[str]], met: Mapping[frozenset[str], int], rank: M
 
 
 def arena_tables(free: Sequence[str], size: int) -> list[list[str]]:
-    """An arena's new tables from its free players (best standing first): neighbours together, tables of ``size``
-    while that many are left, then one table of the rest if at least 3 are; the others wait for the next game."""
-    if not MIN_SEATS <= size <= MAX_SEATS:
-        raise ValueError(f"a table has {MIN_SEATS} to {MAX_SEATS} seats, not {size}")
-    tables = [list(free[i : i + size]) for i in range(0, len(free) - len(free) % size, size)]
-    rest = list(free[len(free) - len(free) % size :])
-    if len(rest) >= MIN_SEATS:
-        tables.append(rest)
+    """An arena's new tables from its free players (best standing first): everyone free is seated, neighbours
+    together, at tables of :func:`table_sizes` (3 to 6 seats, none above ``size`` unless a table of 3 would be
+    left short); fewer than 3 free players wait for others to finish."""
+    tables, start = [], 0
+    for s in table_sizes(len(free), size):
+        tables.append(list(free[start : start + s]))
+        start += s
     return tables

@@ -65,7 +65,7 @@ TICK = 1.0
 """Seconds between two looks at the tournaments by a node's runner."""
 
 ARENA_WAIT = 10.0
-"""Seconds an arena's free player waits for a full table before a smaller one (or one with bots) is made."""
+"""Seconds one or two free players of an arena with bots filling wait for others before bots complete their table."""
 
 MAX_PLAYERS = 256
 """The most entries a tournament may allow."""
@@ -74,6 +74,9 @@ OPEN_PER_ACCOUNT = 5
 """The most tournaments one account may have announced and not yet started (429 ``too_many_tournaments``)."""
 
 LIST_LIMIT = 50
+
+AHEAD = 30 * 86400.0
+"""How far ahead a tournament may be announced (``starts_at``), in seconds."""
 
 ID_MAX = 32
 """An id longer than the column holds names no tournament (404 before any query)."""
@@ -120,8 +123,8 @@ class Tournaments:
     async def create(self, account: dict[str, Any], s: Settings) -> dict[str, Any]:
         """Store a new tournament made by ``account``; its view."""
         now = time.time()
-        if s.starts_at is not None and s.starts_at <= now:
-            raise Refused("bad_start", "starts_at is in the past: give a time to come, or start_players")
+        if s.starts_at is not None and not now < s.starts_at <= now + AHEAD:
+            raise Refused("bad_start", "starts_at: a time to come, within 30 days (or give start_players)")
         if s.start_players is not None and s.start_players > s.max_players:
             raise Refused("bad_start", "start_players is more than max_players")
         if account.get("bot_account") and not s.bots:
@@ -460,13 +463,9 @@ class Tournaments:
             for a in tb.entrants:
                 if a in free_since and tb.finished_at is not None:
                     free_since[a] = max(free_since[a], tb.finished_at)
-        planned: list[list[str | None]] = [list(tb) for tb in swiss.arena_tables(order, size) if len(tb) == size]
-        rest = order[len(planned) * size :]
-        if rest and max(now - free_since[a] for a in rest) >= ARENA_WAIT:
-            if len(rest) >= swiss.MIN_SEATS:
-                planned.append(list(rest))
-            elif t.config.get("fill"):
-                planned.append([*rest, *([None] * (size - len(rest)))])
+        planned: list[list[str | None]] = [list(tb) for tb in swiss.arena_tables(order, size)]
+        if not planned and order and t.config.get("fill") and max(now - free_since[a] for a in order) >= ARENA_WAIT:
+            planned.append([*order, *([None] * (size - len(order)))])  # one or two alone: bots complete the table
         if not planned:
             return
         if await self.storage.run(op_plan(t.id, t.version, t.round + 1, planned, round=t.round + 1)):
