@@ -20,6 +20,7 @@ to the database), plus the server's CPU time per action.
 
     python bench/server_load.py --tables 500 --db sqlite
     python bench/server_load.py --tables 500 --db postgresql
+    python bench/server_load.py --tables 2000 --db both
     python bench/server_load.py --tables 100 --think 0 --plot load.png
 
 ``--think`` is the mean pause before each decision (uniform from 0 to twice
@@ -28,6 +29,10 @@ the value), like a quick person or a bot with a short delay; with
 measure saturation (latency is then queueing). Clients run in ``--procs``
 processes on the same two cores as the server, so their own CPU use shows
 in the latencies too.
+
+``--db both`` runs SQLite, then PostgreSQL, in the same run, with the same
+load and seed, and ends with issue 35's target as a ratio measured in that
+run: PostgreSQL's p99 over SQLite's, at most :data:`PG_OVER_SQLITE` (2x).
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ from typing import Any
 from harness.db import postgres
 from harness.load import measure
 from harness.serve import ServeProcess
+
+PG_OVER_SQLITE = 2.0
+"""Issue 35's target: PostgreSQL's acknowledgement p99 at most this many times SQLite's, measured in one run."""
 
 
 def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
@@ -63,11 +71,36 @@ def run(db: str, args: argparse.Namespace, label: str) -> dict[str, Any]:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+def summary(out: dict[str, Any]) -> str:
+    return (
+        f"server_load db={out['db']} tables={out['tables']} think={out['think']}s: "
+        f"{out['actions_per_s']} actions/s, ack latency p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms, "
+        f"server CPU {out['server_cpu_ms_per_action']} ms/action"
+    )
+
+
+def target(sqlite: dict[str, Any], pg: dict[str, Any]) -> str:
+    """PostgreSQL's p99 over SQLite's, against :data:`PG_OVER_SQLITE`."""
+    ratio = round(pg["p99_ms"] / sqlite["p99_ms"], 2)
+    met = "met" if ratio <= PG_OVER_SQLITE else "MISSED"
+    return (
+        f"target PostgreSQL p99 / SQLite p99 at {pg['tables']} tables: {pg['p99_ms']} / {sqlite['p99_ms']} ms"
+        f" = {ratio}x (at most {PG_OVER_SQLITE:g}x) {met}"
+    )
+
+
+def plot_path(path: str | None, label: str) -> str | None:
+    """``load.png`` -> ``load-sqlite.png``: one image per database of ``--db both``."""
+    return None if path is None else str(Path(path).with_name(f"{Path(path).stem}-{label}{Path(path).suffix}"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=500, help="concurrent tables of four clients (default 500)")
     parser.add_argument(
-        "--db", default="sqlite", help="sqlite (a fresh file), postgresql (a fresh cluster), or a database URL"
+        "--db",
+        default="sqlite",
+        help="sqlite (a fresh file), postgresql (a fresh cluster), both (the two, one after the other), or a URL",
     )
     parser.add_argument("--procs", type=int, default=1, help="client processes (default 1)")
     parser.add_argument(
@@ -94,20 +127,24 @@ def main() -> None:
         parser.error("--tables and --procs must be at least 1, --duration positive, --think not negative")
     if args.stagger is not None and args.stagger < 0:
         parser.error("--stagger must not be negative")
-    if args.db == "sqlite":
+    both = args.db == "both"
+    plot = args.plot
+    outs = []
+    if args.db in ("sqlite", "both"):
+        args.plot = plot_path(plot, "sqlite") if both else plot
         with tempfile.TemporaryDirectory() as tmp:
-            out = run(f"sqlite:///{tmp}/bench.sqlite3", args, "sqlite")
-    elif args.db in ("postgresql", "postgres"):
+            outs.append(run(f"sqlite:///{tmp}/bench.sqlite3", args, "sqlite"))
+    if args.db in ("postgresql", "postgres", "both"):
+        args.plot = plot_path(plot, "postgresql") if both else plot
         with postgres() as url:
-            out = run(url, args, "postgresql")
-    else:
-        out = run(args.db, args, args.db.split(":", 1)[0])
-    print(json.dumps(out))
-    print(
-        f"server_load db={out['db']} tables={out['tables']} think={out['think']}s: "
-        f"{out['actions_per_s']} actions/s, ack latency p50 {out['p50_ms']} ms, p99 {out['p99_ms']} ms, "
-        f"server CPU {out['server_cpu_ms_per_action']} ms/action"
-    )
+            outs.append(run(url, args, "postgresql"))
+    if not outs:
+        outs.append(run(args.db, args, args.db.split(":", 1)[0]))
+    for out in outs:
+        print(json.dumps(out))
+        print(summary(out))
+    if both:
+        print(target(*outs))
 
 
 if __name__ == "__main__":
