@@ -23,7 +23,7 @@ from ..ops.ratelimit import RateLimit
 from ..store.apitokens import TokenOwner, op_create_token, op_list_tokens, op_lookup, op_revoke
 from ..store.database import Storage
 from ..tokens import hash_token, new_token
-from .accounts import Account
+from .accounts import Account, Attempts
 
 PREFIX = "fsb_"
 """Every API token starts so: a secret scanner (or a person) recognises one pasted where it should not be."""
@@ -36,6 +36,9 @@ BURST = 60.0
 TOKEN_SHAPE = re.compile(r"fsb_[A-Za-z0-9_-]{16,64}")
 """What a token looks like; anything else is refused before the database is asked."""
 MAX_BUCKETS = 10_000
+BAD_TOKENS_PER_ADDRESS = 30
+"""Wrong tokens one client address may send a minute; then ``429`` there: each costs a database lookup, and a
+client guessing (or replaying revoked tokens in a loop) has no business with more."""
 
 
 class ApiTokens:
@@ -44,6 +47,7 @@ class ApiTokens:
     def __init__(self, storage: Storage) -> None:
         self.storage = storage
         self.buckets: OrderedDict[str, RateLimit] = OrderedDict()  # token id -> its calls (this process's)
+        self.wrong = Attempts(BAD_TOKENS_PER_ADDRESS)  # client address -> its wrong tokens of the last minute
 
     async def create(self, account: Account, name: str, scopes: list[str]) -> tuple[str, str]:
         """A new token for a bot account: ``(its id, the secret)``; the secret is never stored nor shown again."""
@@ -67,20 +71,27 @@ class ApiTokens:
             raise Refused("not_found", "this account has no token with that id", 404)
         self.buckets.pop(token_id, None)
 
-    async def owner(self, authorization: str | None, scope: str) -> TokenOwner:
+    async def owner(self, authorization: str | None, scope: str, address: str = "?") -> TokenOwner:
         """The bot account a request's ``Authorization: Bearer`` token speaks for, checked for ``scope``.
 
         ``401 no_token`` without one, ``401 bad_token`` for one that is wrong or revoked, ``403 not_bot_account``
-        (the account is a person's), ``403 missing_scope``, ``429 rate_limited``.
+        (the account is a person's), ``403 missing_scope``, ``429 rate_limited`` (past the token's rate, or past
+        :data:`BAD_TOKENS_PER_ADDRESS` wrong tokens a minute from ``address``).
         """
         if authorization is None:
             raise Refused("no_token", "send your API token as Authorization: Bearer <token>", 401)
         kind, _, token = authorization.partition(" ")
         token = token.strip()
+        wait = self.wrong.wait(address)
+        if wait > 0:
+            seconds = str(max(1, int(wait + 0.999)))
+            raise Refused("rate_limited", "too many wrong API tokens from this address", 429, {"Retry-After": seconds})
         if kind.lower() != "bearer" or not TOKEN_SHAPE.fullmatch(token):
+            self.wrong.failed(address)
             raise Refused("bad_token", "the Authorization header is not Bearer fsb_... (an API token)", 401)
         found = await self.storage.run(op_lookup(hash_token(token)))
         if found is None:
+            self.wrong.failed(address)
             raise Refused("bad_token", "no API token is this one (revoked, or mistyped)", 401)
         if not found.bot:
             raise Refused("not_bot_account", "this token's account is not a bot account", 403)

@@ -47,7 +47,7 @@ def tokens_of(request: Request) -> ApiTokens:
 
 async def bot_of(request: Request, authorization: str | None, scope: str) -> TokenOwner:
     """The bot account a Bot API request speaks for (see :meth:`ApiTokens.owner` for the refusals)."""
-    return await tokens_of(request).owner(authorization, scope)
+    return await tokens_of(request).owner(authorization, scope, address(request))
 
 
 Bearer = Annotated[str | None, Header(description="Bearer fsb_...: an API token of a bot account")]
