@@ -171,12 +171,12 @@ def test_a_seated_account_is_told_and_a_withdrawn_one_is_not_paired_again(client
     assert [line["name"] for line in view["standings"] if line["withdrawn"]] == ["W4"]
 
 
-def test_a_tournament_resumes_after_a_restart(tmp_path: Path) -> None:
+def test_a_rated_tournament_resumes_after_a_restart_and_rates_its_games(tmp_path: Path) -> None:
     path = tmp_path / "restart.sqlite3"
     with make_client(path) as client:
         sessions = {name: sign_up(client, name) for name in ("R1", "R2", "R3")}
         as_account(client, sessions["R1"])
-        body = {"name": "Restart", "players": 3, "rounds": 2, "time_limit": 5, "start_players": 3}
+        body = {"name": "Restart", "players": 3, "rounds": 2, "time_limit": 5, "start_players": 3, "rated": True}
         tid = post(client, "/api/tournaments", body).json()["id"]
         for name in ("R2", "R3"):
             as_account(client, sessions[name])
@@ -185,6 +185,13 @@ def test_a_tournament_resumes_after_a_restart(tmp_path: Path) -> None:
     with make_client(path) as client:
         view = wait_for(client, tid, "over")
         assert [r["round"] for r in view["schedule"]] == [1, 2]
+        deadline = time.monotonic() + 10  # rated tables: each game enters its players' ratings, as any rated game
+        while time.monotonic() < deadline:
+            rated = {r["name"]: r["games"] for r in client.get("/api/leaderboard").json()["ratings"]}
+            if rated == {"R1": 2, "R2": 2, "R3": 2}:
+                break
+            time.sleep(0.1)
+        assert rated == {"R1": 2, "R2": 2, "R3": 2}
 
 
 def test_an_arena_seats_free_players_again_until_its_window_closes(client: TestClient) -> None:
@@ -220,3 +227,39 @@ def test_an_arena_seats_free_players_again_until_its_window_closes(client: TestC
     lines = view["standings"]
     assert sum(line["games"] for line in lines) == sum(len(t["seats"]) for w in waves for t in w["tables"])
     assert all(line["games"] >= 2 for line in lines)
+
+
+def test_two_cluster_nodes_run_one_tournament_and_seat_each_table_once(fresh_postgres: str) -> None:
+    """Two nodes of a cluster (in-process apps on one PostgreSQL database), each with its runner, advance the same
+    tournament: every round is planned once, every table seated once (each player told once a round), on either
+    node, and the tournament ends with its standings."""
+    from forsale.server.lobby.cluster import ClusterConfig
+
+    nodes = [
+        create_app(
+            fresh_postgres,
+            rest_rate=1e6,
+            rest_burst=1e6,
+            grace=0.0,
+            bot_delay=0.0,
+            cluster=ClusterConfig(name, lease_ttl=5),
+        )
+        for name in ("n1", "n2")
+    ]
+    with TestClient(nodes[0]) as one, TestClient(nodes[1]) as two:
+        clients = [one, two]
+        sessions = [sign_up(clients[i % 2], f"Node{i}") for i in range(6)]
+        as_account(one, sessions[0])
+        body = {"name": "Cluster Cup", "players": 3, "rounds": 2, "time_limit": 5, "start_players": 6}
+        tid = post(one, "/api/tournaments", body).json()["id"]
+        for i in range(1, 6):
+            as_account(clients[i % 2], sessions[i])
+            assert post(clients[i % 2], f"/api/tournaments/{tid}/join").status_code == 200
+        view = wait_for(two, tid, "over")
+        assert [r["round"] for r in view["schedule"]] == [1, 2]
+        assert all([len(t["seats"]) for t in r["tables"]] == [3, 3] for r in view["schedule"])
+        for i, session in enumerate(sessions):
+            as_account(clients[i % 2], session)
+            notices = clients[i % 2].get("/api/me/notices").json()["notices"]
+            rounds = sorted(n["source"]["round"] for n in notices if n["source"].get("tournament") == tid)
+            assert rounds == [1, 2], notices  # one table a round, made once whichever node seated it
