@@ -1,10 +1,11 @@
 """A person challenges a bot account from its profile and plays against it to the end, in Debian's Chromium.
 
-The bot is a real ``forsale connect`` process (the random bot, accepting 2-player tables only) with its account's
-API token, on the shared ``forsale serve``. The person signs up in the page, opens the bot's profile (marked as a bot
-account), is declined for a table of three (the page says why), challenges it for two, is taken to the table when it
-accepts, sees its seat marked as a bot account's, and plays the game to its end by clicking. Every wait is on a
-condition of the page or of the process.
+The bot's owner signs up in the page, makes the account a bot account on its own page and makes an API token there
+(shown once); a real ``forsale connect`` process (the random bot, accepting 2-player tables only) plays with that
+token on the shared ``forsale serve``. A person signs up, opens the bot's profile (marked as a bot account), is
+declined for a table of three (the page says why), challenges it for two, is taken to the table when it accepts,
+sees its seat marked as a bot account's, and plays the game to its end by clicking; the owner then revokes the
+token. Every wait is on a condition of the page or of the process.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from playwright.sync_api import Page, expect
 
 from harness.serve import checkout_env
@@ -27,19 +27,41 @@ PASSWORD = "correct horse battery staple"
 TABLE = re.compile(r"#/table/([\w-]+)$")
 
 
-def bot_account(base: str) -> tuple[str, str]:
-    """A new bot account on the server and an API token of it."""
+def sign_up(page: Page, name: str) -> None:
+    page.goto("/")
+    page.click("#sign-up")
+    page.fill("#account-name", name)
+    page.fill("#account-password", PASSWORD)
+    page.click("#signup-submit")
+    expect(page.locator("#account-name-link")).to_be_visible()
+
+
+def bot_account(page: Page) -> tuple[str, str]:
+    """A bot account made in the page, on its own profile, and an API token made there: its name and the token."""
     name = f"Bot{uuid.uuid4().hex[:8]}"
-    with httpx.Client(base_url=base, timeout=30) as http:
-        assert http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
-        assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
-        return name, http.post("/api/me/tokens", json={"name": "web test"}).json()["token"]
+    sign_up(page, name)
+    page.goto("/#/me")
+    page.click("#become-bot")
+    page.fill("#bot-password", PASSWORD)
+    page.click("#bot-dialog-submit")
+    expect(page.locator("#profile-bot-account")).to_have_text("bot account")
+    expect(page.locator("#bot-tokens")).to_contain_text("No token yet.")
+    page.fill("#bot-token-name", "laptop")
+    page.click("#bot-token-create")
+    expect(page.locator("#bot-token-status")).to_have_text("Copy the token now: it will not be shown again.")
+    expect(page.locator("#bot-tokens li")).to_contain_text("laptop")
+    found = audit_themes(page, "a bot account's own page with a new token")
+    assert not found, "\n".join(found)
+    token = page.input_value("#bot-token-secret")
+    assert token.startswith("fsb_")
+    return name, token
 
 
 def test_a_person_challenges_a_bot_account_from_its_profile_and_plays_it_to_the_end(
     new_page: Callable[..., Page], web_server: str, player: Callable[[Page], Any]
 ) -> None:
-    bot, token = bot_account(web_server)
+    owner = new_page()
+    bot, token = bot_account(owner)
     command = [sys.executable, "-m", "forsale", "connect", "--server", web_server, "--bot", "random", "--players", "2",
                "--games", "1"]  # fmt: skip
     process = subprocess.Popen(
@@ -48,12 +70,7 @@ def test_a_person_challenges_a_bot_account_from_its_profile_and_plays_it_to_the_
     )  # fmt: skip
     try:
         page = new_page()
-        page.goto("/")
-        page.click("#sign-up")
-        page.fill("#account-name", f"Chal{uuid.uuid4().hex[:8]}")
-        page.fill("#account-password", PASSWORD)
-        page.click("#signup-submit")
-        expect(page.locator("#account-name-link")).to_be_visible()
+        sign_up(page, f"Chal{uuid.uuid4().hex[:8]}")
 
         page.goto(f"/#/player/{bot}")
         expect(page.locator("#profile-bot-account")).to_have_text("bot account")
@@ -81,3 +98,8 @@ def test_a_person_challenges_a_bot_account_from_its_profile_and_plays_it_to_the_
             process.kill()
     assert process.returncode == 0, out
     assert "declined" in out and re.search(r"table [\w-]+: (won|lost) at seat", out), out
+    owner.reload()  # the token's last use is listed; revoking it ends it
+    expect(owner.locator("#bot-tokens li")).to_contain_text("last used")
+    owner.click("#bot-tokens li button")
+    expect(owner.locator("#bot-token-status")).to_have_text("Token revoked.")
+    expect(owner.locator("#bot-tokens")).to_contain_text("No token yet.")

@@ -4,6 +4,7 @@
 // on one's own page, the games in progress (back into each from any device) and the account's settings.
 import { account, accountApi, forget, formDialog, playerHref } from "./account.js";
 import { call, seats } from "./api.js";
+import { botPanel } from "./bottokens.js";
 import { challengePanel } from "./challenge.js";
 import { h, RATING_START, shownNames, shownRating, shownTableName } from "./format.js";
 import { dateTime, joinList, language, number, t } from "./i18n.js";
@@ -257,7 +258,7 @@ export function showProfile(ctx, rawName) {
         h("ul.tables", null, ...(player.games.length ? player.games.map(gameItem) : [h("li.empty", null, t("lobby.noGames"))])),
       ),
     );
-    if (player.me) parts.push(settings());
+    if (player.me) parts.push(botPanel(Boolean(player.bot_account), () => showProfile(ctx, rawName)), settings());
     if (alive) root.replaceChildren(...parts);
   })();
   return () => {
