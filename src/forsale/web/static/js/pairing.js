@@ -83,7 +83,9 @@ export function pairingCard(ctx) {
   const form = h(
     "form.form",
     { id: "pairing-form", onsubmit: (event) => (event.preventDefault(), start()) },
-    h("div.row", null, h("label", { for: "pairing-players" }, t("pairing.players"), size), h("label", { for: "pairing-bots" }, t("pairing.bots"), bots)),
+    // Each menu on a line of its own: side by side, "Never: wait for people" was cut short on a phone and a laptop alike.
+    h("label", { for: "pairing-players" }, t("pairing.players"), size),
+    h("label", { for: "pairing-bots" }, t("pairing.bots"), bots),
     h("label.check", { for: "pairing-rated" }, rated, t("account.rated")),
     find,
   );
