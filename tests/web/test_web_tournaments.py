@@ -61,6 +61,8 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     laptop.goto(f"{base}/")
     sign_up(laptop, f"Org{tag}")
     laptop.click("#tournaments-link")
+    expect(laptop.locator("#tournament-create")).to_be_visible()
+    found = audit_themes(laptop, "the tournaments' lists and create form")
     laptop.fill("#tournament-name", f"Cup {tag}")
     laptop.select_option("#tournament-players", "4")
     laptop.fill("#tournament-rounds", "3")
@@ -116,7 +118,7 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
         assert all(t["status"] == "over" for t in r["tables"])
     assert all(line["games"] == 3 for line in view["standings"])
     assert [line["bot"] for line in view["standings"]].count(True) == 1  # the bot account, marked
-    found = audit_themes(laptop, "a tournament's final standings")
+    found += audit_themes(laptop, "a tournament's final standings")
     assert not found, "\n".join(found)
     bot.join(60)
     assert len(games) == 3  # the bot account played its three tables through forsale.client

@@ -78,7 +78,7 @@ function field(id, label, input) {
 
 function createForm(ctx) {
   const error = h("div.error-box", { role: "alert" });
-  const name = h("input", { id: "tournament-name", required: true, maxlength: 40, value: "" });
+  const name = h("input", { id: "tournament-name", type: "text", required: true, maxlength: 40, value: "" });
   const kind = h("select", { id: "tournament-kind" }, h("option", { value: "swiss" }, t("tournament.kind.swiss")), h("option", { value: "arena" }, t("tournament.kind.arena")));
   const players = h("select", { id: "tournament-players" }, [3, 4, 5, 6].map((n) => h("option", { value: n, selected: n === 4 }, t("lobby.players", { count: n }))));
   const rounds = h("input", { id: "tournament-rounds", type: "number", min: 1, max: 20, value: 3 });
