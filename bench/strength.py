@@ -541,6 +541,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=1, help="processes (default 1: one core)")
     p.add_argument("--json", metavar="OUT", help="write the report as JSON")
     p.add_argument("--plot", metavar="PNG", help="plot the --tables and --fields modes (matplotlib)")
+    p.add_argument("--replot", metavar="REPORT", help="with --plot: draw an earlier report's tables; no games")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--pool", nargs="+", metavar="REPORT", help="pool the round robins of these JSON reports; no games")
     p.add_argument(
@@ -570,6 +571,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         p.error("round robins are played at 3 to 6 players")
     if args.pool and args.paired:
         p.error("choose --pool or --paired, not both")
+    if args.replot and not args.plot:
+        p.error("--replot REPORT draws into --plot PNG")
     if not 3 <= args.field_players <= 6:
         p.error("--field-players must be 3 to 6")
     if args.fields < 0:
@@ -591,6 +594,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.beside is not None and not available(args.beside, []):
         p.error(f"--beside: no bot {args.beside}")
     modes = (args.vs, args.tables, args.players, args.members, args.pool, args.paired, args.fields, args.exploit)
+    modes += (args.replot,)
     if not any(modes):
         p.error(
             "choose at least one of --vs BOT, --tables T, --fields K, --exploit K, --round-robin N,N, "
@@ -686,6 +690,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.pool or args.paired:
         return reports_main(args)
+    if args.replot:
+        report = json.loads(Path(args.replot).read_text())
+        plot(report, report["candidate"], args.plot)
+        return 0
     skipped: list[str] = []
     if not available(args.candidate, skipped):
         print(f"the candidate {args.candidate!r} is not a bot of this checkout: nothing to measure", file=sys.stderr)

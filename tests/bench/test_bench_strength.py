@@ -244,5 +244,9 @@ def test_exploit_seats_each_member_against_copies_of_the_candidate_and_beside_pa
     assert module.main(["--paired", str(out), str(out), "--json", str(paired)]) == 0  # a run against itself
     (row,) = json.loads(paired.read_text())["paired_tables"]
     assert row["table"] == "three random" and row["difference"] == 0 and row["deals"] == 2
+    if importlib.util.find_spec("matplotlib") is not None:  # the plot of an earlier report, no games
+        png = tmp_path / "exploit.png"
+        assert module.main(["--replot", str(out), "--plot", str(png)]) == 0  # no --tables/--fields: nothing drawn
+        assert not png.exists()
     with pytest.raises(SystemExit):
         module.main(["--candidate", "smart", "--exploiter", "prudent-not-a-member"])
