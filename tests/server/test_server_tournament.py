@@ -76,6 +76,8 @@ def test_bad_settings_are_refused(client: TestClient) -> None:
         ({"name": "Cup", "colour": "red"}, "bad_request"),
         ({"name": "Cup", "starts_at": 1000}, "bad_start"),
         ({"name": "Cup", "starts_at": 4102444800000}, "bad_start"),  # 2100: more than 30 days ahead
+        ({"name": "Cup", "start_players": 2}, "bad_start"),  # no table of two without bots
+        ({"name": "Cup", "start_players": 10, "max_players": 8}, "bad_start"),
         ({"name": "Cup", "rules": "no-such-preset"}, "bad_rules"),
         ({"name": "Cup", "fill": "no-such-bot"}, "bad_bot"),
         ({"name": "Cup", "rated": True, "fill": "easy:samples=3"}, "bad_bot"),

@@ -125,8 +125,9 @@ class Tournaments:
         now = time.time()
         if s.starts_at is not None and not now < s.starts_at <= now + AHEAD:
             raise Refused("bad_start", "starts_at: a time to come, within 30 days (or give start_players)")
-        if s.start_players is not None and s.start_players > s.max_players:
-            raise Refused("bad_start", "start_players is more than max_players")
+        least = min_entries({"fill": s.fill})
+        if s.start_players is not None and not least <= s.start_players <= s.max_players:
+            raise Refused("bad_start", f"start_players: from {least} (the fewest a table needs) to max_players")
         if account.get("bot_account") and not s.bots:
             raise Refused("bots_excluded", "a bot account cannot enter a tournament without bots", 403)
         self._check_tables(s)
@@ -368,7 +369,8 @@ class Tournaments:
         entries = sum(1 for p in players if p.withdrawn_at is None)
         wanted = t.config.get("start_players")
         timed = t.starts_at is not None and now >= t.starts_at
-        if (wanted is not None and entries >= wanted) or (timed and entries >= min_entries(t.config)):
+        enough = entries >= min_entries(t.config)
+        if enough and ((wanted is not None and entries >= wanted) or timed):
             if await self.storage.run(op_advance(t.id, t.version, **self._starting(t))):
                 log.info("tournament %s: started with %d players", t.id, entries)
                 self._wake.set()
