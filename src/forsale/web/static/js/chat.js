@@ -27,10 +27,11 @@ function saveMuted(muted) {
 
 /**
  * The chat panel of one table. `send(text)` sends a chat message (returns null when not connected);
- * `me()` is the seat this page plays (null: watching); `canWrite()` whether this page may write.
+ * `me()` is the seat this page plays (null: watching); `canWrite()` whether this page may write; `botAccount(seat)`
+ * whether a seat is a bot account's (its lines are marked so, as its seat is).
  * The panel stays in the page while the table redraws, so what is being typed is never lost.
  */
-export function chatPanel({ send, me, canWrite }) {
+export function chatPanel({ send, me, canWrite, botAccount = (/** @type {number} */ _seat) => false }) {
   const messages = new Map(); // n -> message, as the server numbered them
   const muted = loadMuted();
   const log = h("ol.chat-log", { id: "chat-log", "aria-labelledby": "chat-title", tabindex: "0" });
@@ -108,6 +109,7 @@ export function chatPanel({ send, me, canWrite }) {
       "li",
       { class: mine ? "mine" : "", dataset: { n: message.n, seat: message.seat ?? "" } },
       h("span.chat-name", null, name),
+      message.seat != null && botAccount(message.seat) ? h("span.badge.chat-bot", null, t("seat.badge.botAccount")) : null,
       h("span.chat-text", null, message.text),
       mine ? null : h("button.btn.quiet.chat-mute", { type: "button", "aria-label": t("chat.mute", { name }), title: t("chat.mute", { name }), onclick: () => toggleMute(key) }, t("chat.muteShort")),
     );

@@ -46,6 +46,7 @@ export function showTable(ctx, tableId, opts = {}) {
     send: (/** @type {string} */ text) => (conn ? conn.send({ type: "chat", text }) : null),
     me: () => (m.watch ? null : m.seat),
     canWrite: () => seated(m) || !!(m.table && m.table.spectator_chat),
+    botAccount: (/** @type {number} */ seat) => Boolean(m.table?.seats?.[seat]?.bot_account), // its author is marked
   });
   ctx.app.replaceChildren(root, chat.el);
 
