@@ -129,7 +129,7 @@ class Pairing:
 
     async def touch(self, *account_ids: str) -> set[str]:
         """The heartbeat of these accounts' entries; which of them are waiting."""
-        return await self.storage.run(op_touch(account_ids, time.time()))
+        return await self.storage.run(op_touch(account_ids))
 
     async def state(self, account_id: str) -> dict[str, Any]:
         """The account's entry (``pairing``: null when it is not waiting) and the counts."""
@@ -140,7 +140,7 @@ class Pairing:
         """``waiting`` (of which ``waiting_rated``) and ``playing`` (people at games under way), on every node."""
         now = time.monotonic()
         if self._counts is None or now - self._counts[0] > COUNTS_FOR:
-            self._counts = (now, await self.storage.run(op_counts(time.time() - self.ttl)))
+            self._counts = (now, await self.storage.run(op_counts(self.ttl)))
         return dict(self._counts[1])
 
     # -- the matcher ----------------------------------------------------------------------
@@ -180,7 +180,7 @@ class Pairing:
     async def tick(self, now: float | None = None) -> int:
         """One matching round: drop the entries whose owners are gone, make the tables; how many were made."""
         now = time.time() if now is None else now
-        entries = await self.storage.run(op_queue(now - self.ttl))
+        entries = await self.storage.run(op_queue(self.ttl))
         if not entries:
             return 0
         seekers = [Seeker(e.account_id, e.mu, frozenset(e.counts), e.rated, e.joined_at, e.bots_after) for e in entries]

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, and_, bindparam, delete, func, select, text, 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.elements import BindParameter
 
+from .database import db_now
 from .notices import op_last_id
 from .ratings import OVERALL, account_player
 from .schema import games, pairing, ratings, seats
@@ -73,6 +74,14 @@ _JOIN = {
 }
 _IDS: BindParameter[list[str]] = bindparam("ids", expanding=True)
 _TOUCH = update(pairing).where(pairing.c.account_id.in_(_IDS)).values(seen_at=bindparam("now"))
+
+
+def database_time(conn: Connection) -> float:
+    """The database's clock (seconds since the epoch): an entry's renewal time (``seen_at``), written and compared by
+    every node, so that the nodes' own clocks never decide who is still there (as leases: ``store/leases.py``)."""
+    return float(conn.execute(select(db_now(conn))).scalar_one())
+
+
 _PRESENT = select(pairing.c.account_id).where(pairing.c.account_id.in_(_IDS))
 
 
@@ -117,7 +126,7 @@ def op_join(entry: Entry, refuse_if_playing_rated: bool) -> Callable[[Connection
             "rated": int(entry.rated),
             "bots_after": entry.bots_after,
             "joined_at": entry.joined_at,
-            "seen_at": entry.seen_at,
+            "seen_at": database_time(conn),
         }
         stored = replace(entry, mu=rating)
         if conn.execute(_JOIN[conn.dialect.name], values).first() is None:
@@ -136,11 +145,11 @@ def op_leave(account_id: str) -> Callable[[Connection], bool]:
     return fn
 
 
-def op_touch(account_ids: Sequence[str], now: float) -> Callable[[Connection], set[str]]:
-    """The heartbeat: these accounts are still there (``seen_at = now``); which of them are in the queue."""
+def op_touch(account_ids: Sequence[str]) -> Callable[[Connection], set[str]]:
+    """The heartbeat: these accounts are still there (``seen_at``: now); which of them are in the queue."""
 
     def fn(conn: Connection) -> set[str]:
-        conn.execute(_TOUCH, {"ids": list(account_ids), "now": now})
+        conn.execute(_TOUCH, {"ids": list(account_ids), "now": database_time(conn)})
         return set(conn.execute(_PRESENT, {"ids": list(account_ids)}).scalars())
 
     return fn
@@ -154,12 +163,15 @@ def op_entry(account_id: str) -> Callable[[Connection], Entry | None]:
     return fn
 
 
-def op_counts(seen_after: float) -> Callable[[Connection], dict[str, int]]:
-    """How many wait (seen since ``seen_after``), rated and casual, and how many people are at games under way."""
+def op_counts(ttl: float) -> Callable[[Connection], dict[str, int]]:
+    """How many wait (renewed in the last ``ttl`` seconds), rated and casual, and how many people are at games under
+    way."""
 
     def fn(conn: Connection) -> dict[str, int]:
         rows = conn.execute(
-            select(pairing.c.rated, func.count()).where(pairing.c.seen_at >= seen_after).group_by(pairing.c.rated)
+            select(pairing.c.rated, func.count())
+            .where(pairing.c.seen_at >= database_time(conn) - ttl)
+            .group_by(pairing.c.rated)
         ).all()
         waiting = {int(rated): int(n) for rated, n in rows}
         playing = conn.execute(
@@ -172,15 +184,15 @@ def op_counts(seen_after: float) -> Callable[[Connection], dict[str, int]]:
     return fn
 
 
-def op_queue(seen_after: float) -> Callable[[Connection], list[Entry] | None]:
-    """The queue, for one matcher: the entries seen since ``seen_after``, after deleting the others (their owners
-    are gone); None when another node's matcher holds :data:`PAIRING_LOCK` (it is matching now)."""
+def op_queue(ttl: float) -> Callable[[Connection], list[Entry] | None]:
+    """The queue, for one matcher: the entries renewed in the last ``ttl`` seconds, after deleting the others (their
+    owners are gone); None when another node's matcher holds :data:`PAIRING_LOCK` (it is matching now)."""
 
     def fn(conn: Connection) -> list[Entry] | None:
         locked = text("SELECT pg_try_advisory_xact_lock(:key)")
         if conn.dialect.name == "postgresql" and not conn.execute(locked, {"key": PAIRING_LOCK}).scalar():
             return None
-        conn.execute(delete(pairing).where(pairing.c.seen_at < seen_after))
+        conn.execute(delete(pairing).where(pairing.c.seen_at < database_time(conn) - ttl))
         return [_entry(row) for row in conn.execute(select(pairing)).all()]
 
     return fn
