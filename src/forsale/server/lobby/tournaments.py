@@ -128,7 +128,7 @@ class Tournaments:
         least = min_entries({"fill": s.fill})
         if s.start_players is not None and not least <= s.start_players <= s.max_players:
             raise Refused("bad_start", f"start_players: from {least} (the fewest a table needs) to max_players")
-        if account.get("bot_account") and not s.bots:
+        if account.get("bot_account") and not s.bots and s.join:
             raise Refused("bots_excluded", "a bot account cannot enter a tournament without bots", 403)
         self._check_tables(s)
         if await self.storage.run(op_open_count(account["id"])) >= OPEN_PER_ACCOUNT:
@@ -173,9 +173,8 @@ class Tournaments:
         table that could not be rated. A dry run of :func:`seat_entrants`'s own checks, so they are the same."""
         try:
             rules = Ruleset.parse(s.rules, s.players)
-            for n in range(swiss.MIN_SEATS, swiss.MAX_SEATS + 1):
-                if n <= s.players:
-                    Ruleset.parse(s.rules, n)
+            for n in range(swiss.MIN_SEATS, swiss.MAX_SEATS + 1):  # a round may need tables of any size 3-6
+                Ruleset.parse(s.rules, n)
         except ForSaleError as error:
             raise Refused("bad_rules", str(error)) from None
         if s.fill is not None:
