@@ -133,11 +133,16 @@ def test_tokens_are_a_bot_accounts_own_hashed_listed_revocable_and_no_session(se
     assert token not in log and token[4:] not in log
 
 
-def test_a_read_token_cannot_play_and_a_persons_token_is_refused(server: Any) -> None:
-    _, _, reader = bot_account(server, ["bot:read"])
+def test_a_read_token_cannot_play_and_a_deleted_bots_tokens_go_with_it(server: Any) -> None:
+    bot, _, reader = bot_account(server, ["bot:read"])
     assert httpx.get(server.base + "/api/bot/games", headers=bearer(reader)).json() == {"games": []}
     seat = httpx.post(server.base + "/api/bot/tables/nosuch/seat", json={}, headers=bearer(reader))
     assert (seat.status_code, code_of(seat)) == (403, "missing_scope")
+    assert bot.post("/api/me/delete", json={"password": PASSWORD}).json() == {"account": None}
+    assert code_of(httpx.get(server.base + "/api/bot/account", headers=bearer(reader))) == "bad_token"
+    with sqlite3.connect(server.workdir / "server.sqlite3") as conn:
+        held = conn.execute("SELECT token_hash FROM forsale_api_tokens").fetchall()
+    assert hashlib.sha256(reader.encode()).hexdigest() not in [row[0] for row in held]
 
 
 def test_the_upgrade_waits_for_games_under_way_and_a_bot_account_cannot_sit_as_a_person(server: Any) -> None:

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, delete, select, update
 
 from . import ratings as rating_rows
 from .database import seat_names
-from .schema import accounts, games, rating_changes, seats, sessions
+from .schema import accounts, api_tokens, games, rating_changes, seats, sessions
 from .visibility import shown_to
 
 _GAME = (games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
@@ -99,11 +99,13 @@ def op_bot(bot: str, viewer_id: str | None, listed: int) -> Callable[[Connection
 
 
 def op_delete_account(account_id: str, deleted_name: str) -> Callable[[Connection], None]:
-    """Delete an account: its seats are renamed ``deleted_name``, its sessions and ratings go, then it does."""
+    """Delete an account: its seats are renamed ``deleted_name``, its sessions, API tokens and ratings go, then it
+    does."""
 
     def fn(conn: Connection) -> None:
         conn.execute(update(seats).where(seats.c.account_id == account_id).values(name=deleted_name))
         conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
+        conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id))  # a bot account: its tokens
         rating_rows.forget(conn, rating_rows.account_player(account_id))
         conn.execute(delete(accounts).where(accounts.c.id == account_id))
 
