@@ -1,11 +1,10 @@
-"""The API tokens' checks on their own (:mod:`forsale.server.people.apitokens`), over a real SQLite database: the
-limit on wrong tokens from one address, and what each refusal says. The same rules over HTTP, with a real server,
+"""The API tokens' checks on their own (:mod:`forsale.server.people.apitokens`), over a real database: the
+limit on wrong tokens from one address, and what each refusal says, on SQLite and PostgreSQL. The same rules over HTTP, with a real server,
 are ``test_server_botapi.py``; this limit is tested here because that module's tests share one address."""
 
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,8 @@ async def refusal(tokens: ApiTokens, authorization: str | None, scope: str, addr
     return refused.value.code
 
 
-def test_wrong_tokens_are_limited_per_address_and_a_good_one_names_its_bot(tmp_path: Path) -> None:
-    storage = Storage(f"sqlite:///{tmp_path / 'tokens.sqlite3'}")
+def test_wrong_tokens_are_limited_per_address_and_a_good_one_names_its_bot(db_url: str) -> None:
+    storage = Storage(db_url)
 
     async def run() -> None:
         person = await Accounts(storage).sign_up("Robo", "correct horse battery staple")
