@@ -177,6 +177,17 @@ def test_old_notices_are_pruned(tmp_path: Path) -> None:
         storage.close()
 
 
+def test_seating_prunes_the_notices_of_yesterday_now_and_then(client: TestClient) -> None:
+    from forsale.server.people.notices import PRUNE_EVERY
+
+    _, ids = people(client, "Old")
+    lobby = client.app.state.lobby  # type: ignore[attr-defined]
+    lobby.storage.call(store.op_post([(ids["Old"], "seated", {"table": "gone"})], now=time.time() - store.KEEP - 1))
+    lobby.notices._pruned_at = time.monotonic() - PRUNE_EVERY - 1  # the last pruning was long ago
+    table = seat(client, TableRequest(players=3), [Entrant(ids["Old"], "Old"), *[Entrant(None, "", "random")] * 2])
+    assert [n["table"] for n in client.get("/api/me/notices").json()["notices"]] == [table.id]
+
+
 def test_a_posted_notice_is_announced_to_the_cluster(fresh_postgres: str) -> None:
     """On PostgreSQL the posting transaction NOTIFYs the accounts on the cluster's channel, at its commit."""
     import json

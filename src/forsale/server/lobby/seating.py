@@ -140,5 +140,5 @@ async def seat_entrants(
         seats=seats,
     )
     table = await lobby.add(game, both(op_post(told), also))
-    lobby.notices.wake(accounts)
+    await lobby.notices.posted(accounts)
     return table

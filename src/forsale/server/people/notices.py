@@ -18,6 +18,7 @@ Readers name the last id they saw (``after``), so nothing is lost between two po
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -25,6 +26,8 @@ from typing import Any
 from ..store import notices as store
 from ..store.database import Storage
 from ..store.notices import Notice
+
+log = logging.getLogger("forsale.server")
 
 FALLBACK = 5.0
 """Seconds between two looks at the database by a waiting reader nobody woke (a lost ``NOTIFY``)."""
@@ -48,9 +51,14 @@ class NoticeBoard:
     async def post(self, posted: Sequence[Notice]) -> list[int]:
         """Store notices (``(account_id, kind, body)`` each), then wake their readers; their ids."""
         ids = await self.storage.run(store.op_post(posted))
-        self.wake(account_id for account_id, _, _ in posted)
-        await self._prune()
+        await self.posted(account_id for account_id, _, _ in posted)
         return ids
+
+    async def posted(self, account_ids: Iterable[str]) -> None:
+        """Notices for these accounts were committed (by :meth:`post`, or in another transaction: a new table's,
+        :mod:`forsale.server.lobby.seating`): wake their readers; every :data:`PRUNE_EVERY` seconds, prune."""
+        self.wake(account_ids)
+        await self._prune()
 
     def wake(self, account_ids: Iterable[str]) -> None:
         """Readers of these accounts that wait in this process look at the database again (notices were posted)."""
@@ -120,4 +128,7 @@ class NoticeBoard:
         if time.monotonic() - self._pruned_at < PRUNE_EVERY:
             return
         self._pruned_at = time.monotonic()
-        await self.storage.run(store.op_prune(time.time() - store.KEEP))
+        try:  # housekeeping: a failure must not fail the post that happened to trigger it (tried again later)
+            await self.storage.run(store.op_prune(time.time() - store.KEEP))
+        except Exception as failure:
+            log.warning("old notices could not be pruned: %s", failure)
