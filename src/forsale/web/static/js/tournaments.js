@@ -3,13 +3,16 @@
 // player, the form that creates one; #/tournaments/<id> is one tournament: its settings, live standings, every round's
 // tables with links to their games (the game while it is played, its replay once over), Join/Withdraw, the creator's
 // Start/Cancel, and "Go to your table" while the player has a seat at a game under way. The page reads the
-// tournament again every POLL_EVERY ms (the server runs the rounds by itself; a new round seats the player there).
+// tournament again every POLL_EVERY ms (the server runs the rounds by itself), and a player in it keeps a long poll
+// of their notices open, so that a new round's `seated` notice shows their table at once.
 import { account } from "./account.js";
 import { call } from "./api.js";
 import { h } from "./format.js";
 import { dateTime, money, number, t } from "./i18n.js";
 
 const POLL_EVERY = 3000;
+/** Seconds a notices poll waits on the server before it answers empty and the page asks again. */
+const NOTICE_WAIT = 20;
 const LEVELS = ["", "random", "easy", "medium", "hard"];
 
 export const tournamentApi = {
@@ -18,6 +21,13 @@ export const tournamentApi = {
   create: (body) => call("POST", "/api/tournaments", body),
   act: (id, what) => call("POST", `/api/tournaments/${encodeURIComponent(id)}/${what}`, {}),
 };
+
+/** `GET /api/me/notices` with an AbortSignal (call() takes none): the long poll ends when the screen is left. */
+async function fetchNotices(after, wait, signal) {
+  const response = await fetch(`/api/me/notices?after=${Number(after)}&wait=${Number(wait) || 0}`, { signal });
+  if (!response.ok) throw new Error(`${response.status}`);
+  return response.json();
+}
 
 /** Points as a number of the locale: 2.5 for a shared place. */
 function points(p) {
@@ -249,10 +259,40 @@ function showOne(ctx, id) {
     );
   }
 
+  /** @type {AbortController | null} */
+  let listening = null; // the notices long poll, while the player is in the tournament under way
+
+  /**
+   * While the reader plays in this tournament, one long poll of their notices: a `seated` notice of this tournament
+   * (a new round's table) draws the page at once, so "Go to your table" comes without waiting for the next look.
+   */
+  async function listen() {
+    const controller = new AbortController();
+    listening = controller;
+    let last = -1;
+    while (alive && listening === controller) {
+      try {
+        const res = await fetchNotices(last, last < 0 ? 0 : NOTICE_WAIT, controller.signal);
+        last = res.last;
+        if (res.notices.some((n) => n.kind === "seated" && n.source && n.source.tournament === id)) refresh();
+      } catch {
+        if (controller.signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, POLL_EVERY)); // the server away: ask again later
+      }
+    }
+  }
+
   async function refresh() {
     try {
       const tour = await tournamentApi.get(id);
-      if (alive) draw(tour);
+      if (!alive) return;
+      draw(tour);
+      const playing = tour.status === "running" && tour.you && !tour.you.withdrawn;
+      if (playing && !listening) listen();
+      else if (!playing && listening) {
+        listening.abort();
+        listening = null;
+      }
     } catch (e) {
       if (alive) error.textContent = e.message;
     }
@@ -262,5 +302,6 @@ function showOne(ctx, id) {
   return () => {
     alive = false;
     clearInterval(timer);
+    if (listening) listening.abort();
   };
 }
