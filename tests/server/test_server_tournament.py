@@ -284,3 +284,20 @@ def test_two_cluster_nodes_run_one_tournament_and_seat_each_table_once(fresh_pos
             notices = clients[i % 2].get("/api/me/notices").json()["notices"]
             rounds = sorted(n["source"]["round"] for n in notices if n["source"].get("tournament") == tid)
             assert rounds == [1, 2], notices  # one table a round, made once whichever node seated it
+
+
+def test_a_lasting_failure_is_logged_once_while_it_repeats(
+    client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The runner tries every second: a fault that lasts writes one line, and one more when it changes."""
+    tournaments = client.app.state.tournaments  # type: ignore[attr-defined]
+    with caplog.at_level("ERROR", logger="forsale.server"):
+        for _ in range(5):
+            tournaments._failed("t1", ValueError("broken"))
+        tournaments._failed("t1", ValueError("broken otherwise"))
+        tournaments._failed("t2", ValueError("broken"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "tournament t1: could not advance",
+        "tournament t1: could not advance",
+        "tournament t2: could not advance",
+    ]

@@ -118,6 +118,7 @@ class Tournaments:
         self.every = tick
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._said: dict[str, str] = {}  # each tournament's last failure logged (see _failed)
 
     # -- what accounts do ---------------------------------------------------------------
     async def create(self, account: dict[str, Any], s: Settings) -> dict[str, Any]:
@@ -335,8 +336,17 @@ class Tournaments:
                 await self.advance(t.id, time.time() if now is None else now)
             except Unavailable:
                 raise
-            except Exception:
-                log.exception("tournaments: tournament %s could not advance", t.id)
+            except Exception as failure:
+                self._failed(t.id, failure)
+
+    def _failed(self, tournament_id: str, failure: Exception, what: str = "could not advance") -> None:
+        """Log a tournament's failure once while it repeats (the runner tries again every second: a lasting fault
+        must not write a line a second), again when it changes."""
+        said = f"{what}: {type(failure).__name__}: {failure}"
+        if self._said.get(tournament_id) == said:
+            return
+        self._said[tournament_id] = said
+        log.error("tournament %s: %s", tournament_id, what, exc_info=failure)
 
     async def advance(self, tournament_id: str, now: float) -> None:
         """One tournament's due work, each step compare-and-set against whatever another node does."""
@@ -418,7 +428,7 @@ class Tournaments:
             except TableTaken:  # another node (or this one before a restart) seated it
                 continue
             except Refused as refused:
-                log.warning("tournament %s: table %d of round %d not made: %s", t.id, table.n, table.round, refused)
+                self._failed(t.id, refused, f"table {table.n} of round {table.round} not made")
                 continue
             log.info("tournament %s: round %d table %d is %s", t.id, table.round, table.n, made.id)
 
