@@ -1,4 +1,4 @@
-"""How well ``hard``'s sale models predict players they were not built on (issue 32): log-loss per sale.
+"""How well ``hard``'s opponent models predict players they were not built on (issue 32): log-loss per sale and per bid.
 
 For each held-out member (:func:`harness.population.held_out`, drawn
 with the seed as ``bench/strength.py --fields`` draws them), ``--games``
