@@ -119,12 +119,13 @@ class Pairing:
         if joined.status == "playing_rated":
             raise Refused("already_playing", PLAYING_RATED, 409)
         self._wake.set()
+        self._count_join(wish.rated)
         return {"pairing": shown(joined.entry), "counts": await self.counts(), "after": joined.last_notice}
 
     async def leave(self, account_id: str) -> bool:
         """Take the account out of the queue; whether it was waiting."""
         left = await self.storage.run(op_leave(account_id))
-        self._counts = None
+        self._counts = None  # counted again: whether the entry was rated is not known here
         return left
 
     async def touch(self, *account_ids: str) -> set[str]:
@@ -142,6 +143,14 @@ class Pairing:
         if self._counts is None or now - self._counts[0] > COUNTS_FOR:
             self._counts = (now, await self.storage.run(op_counts(self.ttl)))
         return dict(self._counts[1])
+
+    def _count_join(self, rated: bool) -> None:
+        """Count a join in the counts kept (they are read again within a second anyway): a joining page sees itself
+        among those waiting, and a storm of joins is not a storm of counting queries."""
+        if self._counts is not None:
+            counts = self._counts[1]
+            counts["waiting"] += 1
+            counts["waiting_rated"] += int(rated)
 
     # -- the matcher ----------------------------------------------------------------------
     def start(self) -> None:
@@ -186,7 +195,8 @@ class Pairing:
         seekers = [Seeker(e.account_id, e.mu, frozenset(e.counts), e.rated, e.joined_at, e.bots_after) for e in entries]
         names = {e.account_id: e.name for e in entries}
         made = await asyncio.gather(*(self._seat(m, names) for m in match(seekers, now)))
-        self._counts = None
+        if any(made):
+            self._counts = None  # people went from waiting to playing
         return sum(made)
 
     async def _seat(self, found: Match, names: dict[str, str]) -> bool:
