@@ -130,19 +130,22 @@ def main() -> None:
     both = args.db == "both"
     plot = args.plot
     outs = []
+
+    def report(out: dict[str, Any]) -> None:  # at once: a later run that fails leaves the earlier one's figures
+        outs.append(out)
+        print(json.dumps(out))
+        print(summary(out), flush=True)
+
     if args.db in ("sqlite", "both"):
         args.plot = plot_path(plot, "sqlite") if both else plot
         with tempfile.TemporaryDirectory() as tmp:
-            outs.append(run(f"sqlite:///{tmp}/bench.sqlite3", args, "sqlite"))
+            report(run(f"sqlite:///{tmp}/bench.sqlite3", args, "sqlite"))
     if args.db in ("postgresql", "postgres", "both"):
         args.plot = plot_path(plot, "postgresql") if both else plot
         with postgres() as url:
-            outs.append(run(url, args, "postgresql"))
+            report(run(url, args, "postgresql"))
     if not outs:
-        outs.append(run(args.db, args, args.db.split(":", 1)[0]))
-    for out in outs:
-        print(json.dumps(out))
-        print(summary(out))
+        report(run(args.db, args, args.db.split(":", 1)[0]))
     if both:
         print(target(*outs))
 
