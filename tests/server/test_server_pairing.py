@@ -20,7 +20,7 @@ from forsale.server.lobby.cluster import ClusterConfig
 from forsale.server.people.sessions import COOKIE
 
 from .signin import as_account, sign_up
-from .social import SAME, code_of
+from .social import PASSWORD, SAME, code_of
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -150,6 +150,34 @@ def test_bots_fill_the_table_after_the_wait_asked_for(client: TestClient) -> Non
     notice = seated(client, answer.json()["after"])
     info = client.get(f"/api/tables/{notice['table']}").json()["table"]
     assert sorted(s["bot"] or "" for s in info["seats"]) == ["", "medium", "medium"]  # a newcomer's 25: medium
+
+
+def test_a_bot_account_is_seated_only_with_people_who_accept_bots(client: TestClient) -> None:
+    """The matcher reads who is a bot account from the accounts table: two people who said never to bots are not
+    seated with a waiting bot account (they wait for a third person); two who accept bots are."""
+    pairing = app_state(client).pairing
+    assert client.portal is not None
+    client.portal.call(pairing.close)  # the test runs the matching rounds itself
+    sign_up(client, "Robo")
+    assert client.post("/api/me/bot", json={"password": PASSWORD}, headers=SAME).status_code == 200
+    token = client.post("/api/me/tokens", json={"name": "pairing"}, headers=SAME).json()["token"]
+    as_account(client, None)
+    robot = client.post("/api/bot/pairing", json={"players": 3}, headers={"Authorization": f"Bearer {token}"})
+    assert robot.status_code == 201, robot.text
+    never = {name: sign_up(client, name) for name in ("Ned", "Ola")}
+    for session in never.values():
+        as_account(client, session)
+        assert join(client, {"players": 3}).status_code == 201
+    assert client.portal.call(pairing.tick) == 0  # three of a size, but the people said never
+    for name in ("Wil", "Xan"):
+        sign_up(client, name)
+        assert join(client, {"players": 3, "bots_after": 600}).status_code == 201
+    assert client.portal.call(pairing.tick) == 1
+    info = client.get(f"/api/tables/{seated(client)['table']}").json()["table"]
+    assert sorted(s["name"] for s in info["seats"]) == ["Robo", "Wil", "Xan"]
+    for session in never.values():
+        as_account(client, session)
+        assert client.get("/api/pairing").json()["pairing"] is not None  # still waiting for people
 
 
 def test_one_rated_game_at_a_time(client: TestClient) -> None:

@@ -12,8 +12,8 @@ ANY = frozenset(PLAYER_COUNTS)
 
 
 def seeker(name: str, mu: float = 25.0, counts: tuple[int, ...] | frozenset[int] = ANY, rated: bool = False,
-           joined: float = 0.0, bots_after: float | None = None) -> Seeker:  # fmt: skip
-    return Seeker(name, mu, frozenset(counts), rated, joined, bots_after)
+           joined: float = 0.0, bots_after: float | None = None, bot_account: bool = False) -> Seeker:  # fmt: skip
+    return Seeker(name, mu, frozenset(counts), rated, joined, bots_after, bot_account)
 
 
 def test_the_largest_table_everyone_asked_for() -> None:
@@ -68,6 +68,23 @@ def test_bots_fill_only_for_those_who_asked_after_their_wait() -> None:
     assert match(willing, now=10) == [Match(5, False, ("a", "b"), "medium")]  # the size that seats both
 
 
+def test_a_bot_account_sits_only_with_people_who_accept_bots() -> None:
+    robot = seeker("robot", joined=0, bot_account=True)  # anchors: it waited longest
+    never = [seeker("n1", 25.1, joined=1), seeker("n2", 25.2, joined=2)]
+    assert match([robot, *never], now=3) == []  # the people who said never wait for people
+    assert match([*never, seeker("n3", 26, joined=3), robot], now=3) == [Match(3, False, ("n1", "n2", "n3"))]
+    willing = [seeker("w1", 25.1, joined=1, bots_after=60), seeker("w2", 25.2, joined=2, bots_after=600)]
+    assert match([robot, *willing], now=3) == [Match(3, False, ("robot", "w1", "w2"))]
+    # the anchor says never: the bot account is passed over for a farther person, though it is nearer
+    mixed = [seeker("n1", 25, (3,), joined=0), robot, seeker("w1", 25.5, (3,), joined=1, bots_after=60)]
+    assert match([*mixed, seeker("n4", 26, (3,), joined=2)], now=3) == [Match(3, False, ("n1", "w1", "n4"))]
+    # a willing anchor takes the bot account first; a never-bots person is then passed over
+    mixed = [seeker("w1", 25, (3,), joined=0, bots_after=60), robot, seeker("n1", 25.2, (3,), joined=1)]
+    assert match(mixed, now=3) == []
+    robots = [robot, seeker("robot2", 25.3, joined=1, bot_account=True), seeker("robot3", 25.4, bot_account=True)]
+    assert match(robots, now=3) == [Match(3, False, ("robot", "robot2", "robot3"))]  # bot accounts among themselves
+
+
 def test_the_bots_level_follows_the_peoples_ratings() -> None:
     assert bot_level([15.0]) == "easy" and bot_level([25.0]) == "medium" and bot_level([30.0, 28.0]) == "hard"
     assert match([seeker("strong", 35, (3,), rated=True, bots_after=0)], now=0) == [Match(3, True, ("strong",), "hard")]
@@ -89,6 +106,7 @@ seekers = st.lists(
         rated=st.booleans(),
         joined=st.floats(0, 100),
         bots_after=st.none() | st.floats(0, 100),
+        bot_account=st.booleans(),
     ),
     max_size=40,
     unique_by=lambda s: s.account_id,
@@ -110,6 +128,8 @@ def test_any_queue_gives_tables_that_keep_every_rule(queue: list[Seeker], now: f
         assert {s.rated for s in members} == {table.rated}  # never rated with casual
         span = max(s.mu for s in members) - min(s.mu for s in members)
         assert span <= min(s.gap(now) for s in members) + 1e-9
+        never = any(s.people_only for s in members)  # a person who said never to bots: no bot account either
+        assert not (never and any(s.bot_account for s in members))
         if table.bots:
             assert table.bot in ("easy", "medium", "hard") and members[0].wants_bots(now)
             assert all(s.bots_after is not None for s in members)
@@ -124,8 +144,13 @@ def plainly(queue: list[Seeker], now: float) -> list[Match]:
 
     def group(anchor: Seeker, others: list[Seeker], size: int) -> list[Seeker]:
         members, low, high, limit = [anchor], anchor.mu, anchor.mu, anchor.gap(now)
+
+        def mixes(other: Seeker) -> bool:  # a bot account with a person who said never to bots
+            kinds = [*members, other]
+            return any(s.bot_account for s in kinds) and any(s.bots_after is None and not s.bot_account for s in kinds)
+
         for other in sorted(others, key=lambda o: (abs(o.mu - anchor.mu), o.joined, o.account_id)):
-            if len(members) < size and size in other.counts:
+            if len(members) < size and size in other.counts and not mixes(other):
                 lo, hi, li = min(low, other.mu), max(high, other.mu), min(limit, other.gap(now))
                 if hi - lo <= li:
                     members, low, high, limit = [*members, other], lo, hi, li

@@ -12,6 +12,10 @@
   because someone else has waited long.
 - **Longest wait first.** Seekers are taken in the order they joined; each in turn, if not yet seated, anchors a
   group of the largest size it allows, filled with the compatible seekers closest to its rating.
+- **Bot accounts only with people who accept bots.** A bot account (:mod:`forsale.server.people.botaccounts`'s
+  accounts that play through the Bot API) is seated only with people whose ``bots_after`` is not None: someone who
+  chose "never: wait for people" meets people only. Bot accounts among themselves are fine. A candidate who would
+  put the two together (either way round, the anchor included) is passed over, as one of the wrong table size is.
 - **Bots, if asked for.** A seeker who asked for bots after ``bots_after`` seconds, and has waited that long
   without a full table, is seated with the compatible seekers who also accept bots (as many as fit) and bots
   in the free seats, at a table of the size in :data:`FILL_ORDER` that seats the most people. The bots' level
@@ -54,6 +58,7 @@ class Seeker:
     rated: bool
     joined: float  # seconds, on the clock :func:`match` is given
     bots_after: float | None = None  # seconds of waiting after which bots may fill the table; None: never
+    bot_account: bool = False  # a bot account (Bot API): seated only with people who accept bots
 
     def __post_init__(self) -> None:
         if not self.counts or not self.counts <= set(PLAYER_COUNTS):
@@ -65,6 +70,11 @@ class Seeker:
 
     def wants_bots(self, now: float) -> bool:
         return self.bots_after is not None and now - self.joined >= self.bots_after
+
+    @property
+    def people_only(self) -> bool:
+        """A person who chose never to play with bots: no bot account at their table either."""
+        return self.bots_after is None and not self.bot_account
 
 
 @dataclass(frozen=True)
@@ -136,15 +146,17 @@ def _group(anchor: Seeker, nearest: Nearest, size: int, now: float) -> list[Seek
     group = [anchor]
     low = high = anchor.mu
     limit = anchor.gap(now)
+    bot_account, people_only = anchor.bot_account, anchor.people_only
     for other in nearest():
         if len(group) == size:
             break
-        if size not in other.counts:
+        if size not in other.counts or (other.bot_account and people_only) or (other.people_only and bot_account):
             continue
         new_low, new_high, new_limit = min(low, other.mu), max(high, other.mu), min(limit, other.gap(now))
         if new_high - new_low <= new_limit:
             group.append(other)
             low, high, limit = new_low, new_high, new_limit
+            bot_account, people_only = bot_account or other.bot_account, people_only or other.people_only
     return group
 
 

@@ -192,7 +192,10 @@ class Pairing:
         entries = await self.storage.run(op_queue(self.ttl))
         if not entries:
             return 0
-        seekers = [Seeker(e.account_id, e.mu, frozenset(e.counts), e.rated, e.joined_at, e.bots_after) for e in entries]
+        seekers = [
+            Seeker(e.account_id, e.mu, frozenset(e.counts), e.rated, e.joined_at, e.bots_after, e.bot_account)
+            for e in entries
+        ]
         names = {e.account_id: e.name for e in entries}
         made = await asyncio.gather(*(self._seat(m, names) for m in match(seekers, now)))
         if any(made):

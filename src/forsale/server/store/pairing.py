@@ -27,7 +27,7 @@ from sqlalchemy.sql.elements import BindParameter
 from .database import db_now
 from .notices import op_last_id
 from .ratings import OVERALL, account_player
-from .schema import games, pairing, ratings, seats
+from .schema import accounts, games, pairing, ratings, seats
 
 PAIRING_LOCK = (
     0x70616972696E67  # "pairing": the advisory lock of the queue's reader (any constant, the same everywhere)
@@ -50,9 +50,10 @@ class Entry:
     bots_after: float | None
     joined_at: float
     seen_at: float
+    bot_account: bool = False  # read by op_queue only (the matcher's rule), from the account's bot_since
 
 
-def _entry(row: Any) -> Entry:
+def _entry(row: Any, bot_account: bool = False) -> Entry:
     return Entry(
         row.account_id,
         row.name,
@@ -62,6 +63,7 @@ def _entry(row: Any) -> Entry:
         row.bots_after,
         row.joined_at,
         row.seen_at,
+        bot_account,
     )
 
 
@@ -82,6 +84,7 @@ def database_time(conn: Connection) -> float:
     return float(conn.execute(select(db_now(conn))).scalar_one())
 
 
+_QUEUE = select(pairing, accounts.c.bot_since).outerjoin(accounts, accounts.c.id == pairing.c.account_id)
 _PRESENT = select(pairing.c.account_id).where(pairing.c.account_id.in_(_IDS))
 
 
@@ -186,14 +189,17 @@ def op_counts(ttl: float) -> Callable[[Connection], dict[str, int]]:
 
 def op_queue(ttl: float) -> Callable[[Connection], list[Entry] | None]:
     """The queue, for one matcher: the entries renewed in the last ``ttl`` seconds, after deleting the others (their
-    owners are gone); None when another node's matcher holds :data:`PAIRING_LOCK` (it is matching now)."""
+    owners are gone); None when another node's matcher holds :data:`PAIRING_LOCK` (it is matching now).
+
+    Each entry's ``bot_account`` is read here, joined from the account's ``bot_since`` (a primary-key lookup per
+    row): an account can become a bot account while it waits, and the matcher must know it then."""
 
     def fn(conn: Connection) -> list[Entry] | None:
         locked = text("SELECT pg_try_advisory_xact_lock(:key)")
         if conn.dialect.name == "postgresql" and not conn.execute(locked, {"key": PAIRING_LOCK}).scalar():
             return None
         conn.execute(delete(pairing).where(pairing.c.seen_at < database_time(conn) - ttl))
-        return [_entry(row) for row in conn.execute(select(pairing)).all()]
+        return [_entry(row, row.bot_since is not None) for row in conn.execute(_QUEUE).all()]
 
     return fn
 
