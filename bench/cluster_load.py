@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from forsale.server.lobby.cluster import WATCH_SETTLE
 from harness.cluster import Cluster, cluster, wait_for
 from harness.load import cpu_seconds, measure
 
@@ -82,7 +83,12 @@ def lose_a_node(args: argparse.Namespace, sig: int) -> dict[str, Any]:
     event elsewhere. Meanwhile a client asks HAProxy for those tables in turn (a reconnecting player's first
     request) and every answer's status (or the failure to get one) is counted."""
     with cluster(None, 3, args.lease_ttl, ("--bot-delay", str(args.bot_delay))) as c:
+        # A node judges the others' liveness locks only WATCH_SETTLE seconds after it took its own (after a
+        # database restart they all reconnect); before that a dead node's tables wait for its leases to run
+        # out. An operator's cluster has been up longer: the signal comes no sooner than that, plus a second.
+        settled = time.monotonic() + WATCH_SETTLE + 1.0
         last_seqs = bot_tables(c, args.failover_tables)
+        time.sleep(max(0.0, settled - time.monotonic()))
         made = list(last_seqs())
         owners = c.owners()
         victim = max(c.by_name, key=lambda name: sum(1 for t in made if owners.get(t, ("",))[0] == name))
