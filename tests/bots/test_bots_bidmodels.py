@@ -162,13 +162,14 @@ def test_the_option_is_refused_out_of_range() -> None:
 
 
 def test_with_no_seat_switched_the_search_is_todays_move_for_move() -> None:
-    """Where the grid predicts every opponent as well, ``bidmodel=1`` draws nothing more: the same move as
-    ``hard`` for the same view, seed and samples, so on such tables the two are compared game for game."""
+    """Where the grid predicts every opponent as well, ``bidmodel=1`` (the default) draws nothing more: the
+    same move as ``hard:bidmodel=0`` for the same view, seed and samples, so on such tables the two are
+    compared game for game."""
     _, seen = _auctions([ExpertAgent(), make_agent("prudent"), ExpertAgent(), make_agent("smart")], seed=3)
     views = [v for v in seen if v.seat == 0][::3]
     assert not any(fit.trusted for v in views for fit in fit_bidding(v))
     for v in views:
         moves = [
-            make_agent(spec).act(v, random.Random(2), None) for spec in ("hard:samples=3", "hard:samples=3:bidmodel=1")
+            make_agent(spec).act(v, random.Random(2), None) for spec in ("hard:samples=3:bidmodel=0", "hard:samples=3")
         ]
         assert moves[0] == moves[1]

@@ -12,7 +12,10 @@ decision by default):
   passes it made this game (:func:`forsale.bots.opponents.sample_bidders`;
   the expert's rule has a head start, so thin evidence means an
   expert-like opponent, and a plan must hold up against every rule that
-  fits, not only the likeliest);
+  fits, not only the likeliest); an opponent whose bids a library of
+  bidding rules (:mod:`forsale.bots.bidmodels`: pacers, going-price payers,
+  flat-table savers, jump bidders) has predicted better than that grid is
+  drawn from the library instead (issue 32; ``bidmodel=0``: never);
 - **sales** as the simultaneous game each round is
   (:mod:`forsale.bots.salegame`): every hand is known by deduction, a
   profile of plays is worth each seat's win chance after it (exact in the
@@ -229,7 +232,9 @@ class HardAgent(AuctionSearchAgent):
     Auctions: as :class:`~forsale.bots.auction_search.AuctionSearchAgent`, except that
     with ``sampled_bidders`` each sampled deal draws every opponent's bidding
     rule from its posterior (:func:`~forsale.bots.opponents.sample_bidders`)
-    instead of playing only the single best fit. Sales: the round is a game
+    instead of playing only the single best fit, and with ``bidmodel`` (the
+    default; issue 32) the seats the library of :mod:`forsale.bots.bidmodels`
+    predicts better than that grid are drawn from the library. Sales: the round is a game
     (:mod:`forsale.bots.salegame`) solved by regret matching, opponents mixed
     between their sale model and equilibrium play by how well the model fits
     them, and the move is drawn from the bot's own solved strategy
@@ -242,7 +247,9 @@ class HardAgent(AuctionSearchAgent):
     default; issue 32) each opponent's sales are also fitted to a library of
     sale rules (:mod:`forsale.bots.salemodels`), and once every opponent
     still choosing is well modelled the bot plays the best response to
-    them instead of drawing from the solved game.
+    them instead of drawing from the solved game; with ``partial`` (off; an
+    option measured at 6 players) it best-responds as soon as some are,
+    the others keeping their model and solved play.
 
     Three more ablations of the auction search, measured at 6 players in
     docs/strength.md and not adopted: ``futures`` (multiples of ``alpha``)
@@ -264,7 +271,7 @@ class HardAgent(AuctionSearchAgent):
         spread: float = 1.0,
         fit_self: bool = False,
         model: bool = True,
-        bidmodel: bool = False,
+        bidmodel: bool = True,
         partial: bool = False,
         **options: Any,
     ) -> None:
@@ -473,7 +480,7 @@ def _hard(
     spread: Any = 1.0,
     fit_self: int = 0,
     model: int = 1,
-    bidmodel: int = 0,
+    bidmodel: int = 1,
     partial: int = 0,
     **options: Any,
 ) -> HardAgent:
