@@ -2,10 +2,12 @@
 
 Nine players at tables of four, server bots filling the three free seats of each round, three rounds: two people in
 browsers (a laptop that creates the tournament with the form, a phone that joins with its button), a bot account
-connected with ``forsale.client`` (joined through the Bot API), and six people who joined over the API and never
-come to their tables. The server plays for those after its grace period (``--grace 6``, the clock's rule for anyone
-away), so the rounds run without a client per seat; the laptop's person goes to its first table with "Go to your
-table" and plays it to the end by clicking. The test ends on the final standings, shown on both pages.
+connected with ``forsale.client`` (joined through the Bot API), and six people who joined over the API. The laptop's
+person goes to its first table with "Go to your table" and plays it to the end by clicking; every other seat is
+played at once by an API client of its account (:class:`Person`, the phone's person's and the laptop's later ones
+too), as a person with a second device would: no table waits for the server's grace to play for someone who is not
+there (it did, 6 s a round), so the rounds take as long as their games. The test ends on the final standings, shown
+on both pages.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, expect
 
-from forsale.client import BotClient, run_bot
+from forsale.client import BotClient, GameOver, run_bot
+from forsale.server.people.sessions import COOKIE
 from forsale.view import View
 
 from .conftest import Player
@@ -50,11 +53,58 @@ def random_policy(view: View) -> Any:
     return random.choice(view.legal_actions())
 
 
+class Person(BotClient):
+    """A person's API session (its cookie) playing the tables it is seated at with ``forsale.client``'s loop
+    (:func:`run_bot`): the same WebSocket play as a bot account's, through a person's endpoints (``/api/me/notices``,
+    ``resume``). ``after``: the notice from which its seats are its own to play (those before, a page plays)."""
+
+    def __init__(self, base: str, session: str, after: int = 0) -> None:
+        super().__init__(base, "none")
+        del self.http.headers["Authorization"]
+        self.http.headers.update({"Origin": base, "Cookie": f"{COOKIE}={session}"})  # a page's same-origin calls
+        self.after = after
+
+    async def games(self) -> list[dict[str, Any]]:
+        return []  # its tables come as seated notices after self.after
+
+    async def challenges(self) -> list[dict[str, Any]]:
+        return []
+
+    async def notices(self, after: int = -1, wait: float = 0.0) -> dict[str, Any]:
+        if after == -1:  # run_bot's first look, for where to start: here, not at the newest
+            return {"notices": [], "last": self.after}
+        return await self.call("GET", "/api/me/notices", params={"after": after, "wait": wait})
+
+    async def seat(self, table_id: str) -> dict[str, Any]:
+        return await self.call("POST", f"/api/tables/{table_id}/resume", {})
+
+
+def playing(make: Callable[[], list[tuple[BotClient, int]]], ended: list[GameOver]) -> threading.Thread:
+    """A thread whose event loop plays each client's next ``n`` games (``make``: clients and their ``n``)."""
+
+    async def run() -> None:
+        clients = make()
+        try:
+            runs = (run_bot(c, random_policy, games=n, on_game=ended.append) for c, n in clients)
+            await asyncio.wait_for(asyncio.gather(*runs), 240)
+        finally:
+            for client, _ in clients:
+                await client.aclose()
+
+    thread = threading.Thread(target=asyncio.run, args=(run(),), daemon=True)
+    thread.start()
+    return thread
+
+
+def session_of(page: Page) -> str:
+    return next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
+
+
 def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     server_factory: Callable[..., Any], new_page: Callable[..., Page], player: Callable[[Page], Player]
 ) -> None:
     # server_factory first: its server stops after the pages close (they poll it until then)
-    server = server_factory(None, "--grace", "6", "--bot-delay", "0").start()
+    server = server_factory(None, "--grace", "30", "--bot-delay", "0").start()  # 30 s: the laptop's to come
     base = server.base
     tag = uuid.uuid4().hex[:6]
     laptop, phone = new_page(), new_page(width=390, height=844)
@@ -86,17 +136,11 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     joined = httpx.post(f"{base}/api/bot/tournaments/{tid}/join", json={}, headers={"Authorization": f"Bearer {token}"})
     assert joined.status_code == 200 and joined.json()["entries"] == 9
 
-    games: list[Any] = []
-
-    def bot_plays() -> None:
-        async def run() -> None:
-            async with BotClient(base, token) as client:
-                await asyncio.wait_for(run_bot(client, random_policy, games=3, on_game=games.append), 240)
-
-        asyncio.run(run())
-
-    bot = threading.Thread(target=bot_plays, daemon=True)
-    bot.start()
+    sessions = [http.cookies[COOKIE] for http in people] + [session_of(phone)]
+    games: list[GameOver] = []  # the bot account's
+    played: list[GameOver] = []  # the people's, by their API clients
+    bot = playing(lambda: [(BotClient(base, token), 3)], games)
+    others = playing(lambda: [(Person(base, session), 3) for session in sessions], played)
 
     laptop.click("#tournament-start")
     expect(laptop.locator("#tournament-status")).to_contain_text("round 1 of 3")
@@ -105,6 +149,10 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     me = player(laptop)
     me.play_to_end()
     assert me.turns > 0  # the person played at the tournament's table
+    mine = session_of(laptop)
+    notices = httpx.get(f"{base}/api/me/notices", cookies={COOKIE: mine}).json()["notices"]  # round 2's, maybe
+    first = next(n for n in notices if n["kind"] == "seated" and n["source"]["round"] == 1)
+    later = playing(lambda: [(Person(base, mine, after=first["id"]), 2)], played)  # its rounds 2 and 3
     laptop.goto(f"{base}/#/tournaments/{tid}")
 
     for page in (laptop, phone):
@@ -120,8 +168,10 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     assert [line["bot"] for line in view["standings"]].count(True) == 1  # the bot account, marked
     found += audit_themes(laptop, "a tournament's final standings")
     assert not found, "\n".join(found)
-    bot.join(60)
+    for thread in (bot, others, later):
+        thread.join(60)
     assert len(games) == 3  # the bot account played its three tables through forsale.client
+    assert len(played) == 7 * 3 + 2  # the people theirs, through their API clients: all but the laptop's first
     replay = laptop.locator("#tournament-rounds a", has_text="Replay").first
     expect(replay).to_have_attribute("href", re.compile(r"^#/replay/[\w-]+$"))
     for http in people:
