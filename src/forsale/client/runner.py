@@ -123,9 +123,11 @@ async def run_bot(
             log.info("challenge %s: %s", challenge["id"], refused)
 
     async def listen() -> None:
+        # Where the stream starts first, then the games under way: a table made between the two looks is in both
+        # (play() takes it once), where the other order missed it (not yet a game, and its notice before `last`).
+        last = int((await client.notices())["last"])
         for game in await client.games():
             play(game["id"])
-        last = int((await client.notices())["last"])
         for challenge in await client.challenges():
             await answer(challenge)
         if pairing is not None and not playing_now():
