@@ -123,6 +123,25 @@ def test_join_withdraw_start_and_cancel_keep_their_rules(client: TestClient) -> 
     assert [t["id"] for t in client.get("/api/tournaments").json()["finished"]] == [tid]
 
 
+def test_tournaments_under_way_count_against_the_limit_of_one_account(tmp_path: Path) -> None:
+    """Five tournaments per account, not over: one started counts as one announced (starting each at once did
+    not count, so an account could hold any number of running tournaments, each seating tables of bots)."""
+    from forsale.server.lobby.tournaments import OPEN_PER_ACCOUNT
+
+    app = create_app(f"sqlite:///{tmp_path / 't.sqlite3'}", rest_rate=1e6, rest_burst=1e6, grace=600.0)
+    with TestClient(app) as client:  # a long grace: nobody's seat is played for them while the test runs
+        org = sign_up(client, "Org")
+        tid = post(client, "/api/tournaments", {"name": "Cup", "players": 3, "fill": "easy"}).json()["id"]
+        sign_up(client, "Ann")
+        post(client, f"/api/tournaments/{tid}/join")
+        as_account(client, org)
+        assert post(client, f"/api/tournaments/{tid}/start").json()["status"] == "running"
+        for i in range(OPEN_PER_ACCOUNT - 1):
+            assert post(client, "/api/tournaments", {"name": f"Cup {i}"}).status_code == 201
+        response = post(client, "/api/tournaments", {"name": "One too many"})
+        assert response.status_code == 429 and code_of(response) == "too_many_tournaments"
+
+
 def test_a_swiss_tournament_with_bots_filling_runs_to_its_final_standings(client: TestClient) -> None:
     """Five people at tables of three, bots filling the sixth seat, three rounds: every round seats everyone once,
     each game's points are placement points, and the standings are final when it is over."""

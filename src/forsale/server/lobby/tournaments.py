@@ -71,7 +71,8 @@ MAX_PLAYERS = 256
 """The most entries a tournament may allow."""
 
 OPEN_PER_ACCOUNT = 5
-"""The most tournaments one account may have announced and not yet started (429 ``too_many_tournaments``)."""
+"""The most tournaments one account may have announced and not over, not yet started or under way (429
+``too_many_tournaments``)."""
 
 LIST_LIMIT = 50
 
@@ -134,7 +135,9 @@ class Tournaments:
         self._check_tables(s)
         if await self.storage.run(op_open_count(account["id"])) >= OPEN_PER_ACCOUNT:
             raise Refused(
-                "too_many_tournaments", f"an account may announce {OPEN_PER_ACCOUNT} tournaments at a time", 429
+                "too_many_tournaments",
+                f"an account may have {OPEN_PER_ACCOUNT} tournaments announced or under way at a time",
+                429,
             )
         config = {
             "players": s.players,

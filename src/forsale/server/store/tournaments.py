@@ -341,10 +341,11 @@ def op_score(tournament_id: str, round_: int, n: int, points: dict[str, list[flo
 
 
 def op_open_count(creator_account: str) -> Callable[[Connection], int]:
-    """How many of this account's tournaments have not started yet (the limit on how many one may announce)."""
+    """How many of this account's tournaments are not over: not started yet or under way (the limit on how many one
+    may hold at once; a running one counts too, or starting each at once would leave no limit on them)."""
 
     def fn(conn: Connection) -> int:
-        mine = and_(tournaments.c.creator_account == creator_account, tournaments.c.status == OPEN)
+        mine = and_(tournaments.c.creator_account == creator_account, tournaments.c.status.in_((OPEN, RUNNING)))
         return int(conn.execute(select(func.count()).where(mine)).scalar() or 0)
 
     return fn

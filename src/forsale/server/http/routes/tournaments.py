@@ -5,7 +5,7 @@ a seated player learns of its table through its notices (``GET /api/me/notices``
 ``you.table`` here, and takes its seat with ``POST /api/tables/{id}/resume``. Every change needs a signed-in
 account (a page's session; a bot account joins and withdraws through the Bot API, ``/api/bot/tournaments/...``
 with its token); the per-address rate limit of every request applies, and an account may have at most
-:data:`forsale.server.lobby.tournaments.OPEN_PER_ACCOUNT` tournaments not yet started.
+:data:`forsale.server.lobby.tournaments.OPEN_PER_ACCOUNT` tournaments not over (not yet started or under way).
 """
 
 from __future__ import annotations
