@@ -159,6 +159,10 @@ def test_the_upgrade_waits_for_games_under_way_and_a_bot_account_cannot_sit_as_a
     open_table = other.post("/api/tables", json={"players": 3}).json()["table"]["id"]
     assert code_of(bot.post(f"/api/tables/{open_table}/join", json={})) == "bot_account"
     assert code_of(bot.post(f"/api/tables/{open_table}/resume", json={})) == "bot_account"
+    # Nor by claiming a guest's seat with its token.
+    guest = httpx.post(server.base + f"/api/tables/{open_table}/join", json={}).json()["token"]
+    claimed = bot.post(f"/api/tables/{open_table}/claim", json={"token": guest})
+    assert (claimed.status_code, code_of(claimed)) == (403, "bot_account")
 
 
 def first_legal_until_over(ws: Any, welcome: dict[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...refusals import Params
 from ..errors import Refused
-from ..people.accounts import Account
+from ..people.accounts import Account, refuse_bot_account
 from ..store.database import Storage, StoredSeat
 from ..tokens import hash_token, new_token
 from .connections import Conn, error
@@ -100,7 +100,10 @@ def check_owner(account: Account | None, seat: Any) -> None:
 
 async def link_seat(table: Any, index: int, account: Account) -> None:
     """Make seat ``index`` of ``table`` (a live table) ``account``'s; 403 if it is another account's already,
-    409 if it is a rated table where the account holds another seat (:func:`check_one_seat`)."""
+    409 if it is a rated table where the account holds another seat (:func:`check_one_seat`); 403
+    ``bot_account`` for a bot account's session, which sits only through the Bot API (a claim of a guest's seat
+    would otherwise make it a person's)."""
+    refuse_bot_account(account)
     async with table.lock:
         seat = table.seats[index]
         check_owner(account, seat)
