@@ -165,6 +165,21 @@ def test_the_upgrade_waits_for_games_under_way_and_a_bot_account_cannot_sit_as_a
     assert (claimed.status_code, code_of(claimed)) == (403, "bot_account")
 
 
+def test_the_upgrade_waits_for_tournaments_entered_and_ends_a_wait_in_quick_pairing(server: Any) -> None:
+    """A person's entry in a tournament without bots would be played by a program: refused until withdrawn. A
+    person's wait in quick pairing (matched with people who said never to bots) goes with the upgrade."""
+    http, name = person(server)
+    tid = http.post("/api/tournaments", json={"name": "No bots", "bots": False}).json()["id"]
+    refused = http.post("/api/me/bot", json={"password": PASSWORD})
+    assert (refused.status_code, code_of(refused)) == (409, "playing")
+    assert http.post(f"/api/tournaments/{tid}/withdraw").status_code == 200
+    assert http.post("/api/pairing", json={"players": 6}).status_code == 201  # waits for five people: none come
+    assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
+    with sqlite3.connect(server.workdir / "server.sqlite3") as conn:
+        waiting = conn.execute("SELECT name FROM forsale_pairing").fetchall()
+    assert (name,) not in waiting
+
+
 def first_legal_until_over(ws: Any, welcome: dict[str, Any]) -> dict[str, Any]:
     """Play a welcomed seat with its first legal action (a pass, or the lowest house) to the game's end; the last
     state."""

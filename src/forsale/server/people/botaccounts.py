@@ -26,7 +26,10 @@ BOT_ACCOUNT = "bot_account"
 UPGRADE_REFUSALS = {
     "already": ("already_bot", "this account is a bot account already"),
     "rated": ("played_rated", "an account that has played rated games as a person cannot become a bot account"),
-    "playing": ("playing", "finish or leave your games under way first: a bot account cannot hold a person's seat"),
+    "playing": (
+        "playing",
+        "finish or leave your games and tournaments under way first: a bot account cannot hold a person's seat",
+    ),
 }
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
-from .schema import accounts, api_tokens, games, rating_changes, seats
+from .schema import accounts, api_tokens, games, pairing, rating_changes, seats, tournament_players, tournaments
+from .tournaments import OPEN, RUNNING
 
 LAST_USE_STEP = 60.0
 """A token's ``last_used_at`` is written at most once a minute: every Bot API call reads it, few need to write."""
@@ -83,7 +84,12 @@ def op_find_bot(key: str) -> Callable[[Connection], tuple[str, str] | None]:
 def op_make_bot(account_id: str, player: str) -> Callable[[Connection], str | None]:
     """Make the account a bot account, in one transaction with the checks; None if it now is one, else why not:
     ``"already"`` (it is one), ``"rated"`` (``player``, its ratings key, has a rated game), ``"playing"`` (one of
-    its seats is at a table not over)."""
+    its seats is at a table not over, or it has entered a tournament not over and not withdrawn: a person's entry,
+    perhaps in a tournament without bots, would be played by a program).
+
+    Its wait in quick pairing, if any, goes in the same transaction: it was a person's (matched with people who
+    said never to bots); as a bot account it joins again through the Bot API.
+    """
 
     def fn(conn: Connection) -> str | None:
         row = conn.execute(select(accounts.c.bot_since).where(accounts.c.id == account_id)).first()
@@ -100,6 +106,19 @@ def op_make_bot(account_id: str, player: str) -> Callable[[Connection], str | No
         )
         if conn.execute(under_way).first() is not None:
             return "playing"
+        entered = (
+            select(tournament_players.c.tournament_id)
+            .join(tournaments, tournaments.c.id == tournament_players.c.tournament_id)
+            .where(
+                tournament_players.c.account_id == account_id,
+                tournament_players.c.withdrawn_at.is_(None),
+                tournaments.c.status.in_((OPEN, RUNNING)),
+            )
+            .limit(1)
+        )
+        if conn.execute(entered).first() is not None:
+            return "playing"
+        conn.execute(delete(pairing).where(pairing.c.account_id == account_id))
         conn.execute(update(accounts).where(accounts.c.id == account_id).values(bot_since=time.time()))
         return None
 
