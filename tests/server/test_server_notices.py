@@ -206,3 +206,33 @@ def test_a_posted_notice_is_announced_to_the_cluster(fresh_postgres: str) -> Non
         assert heard == [{"t": "notice", "accounts": ["a", "b"]}]
     finally:
         storage.close()
+
+
+def test_an_accounts_notices_commit_in_id_order_on_postgres(fresh_postgres: str) -> None:
+    """A post waits for an earlier, uncommitted post to the same account: a reader past the later id misses none."""
+    import psycopg
+
+    from forsale.server.store.cluster import libpq_url
+    from forsale.server.store.database import Storage
+
+    storage = Storage(fresh_postgres)
+    try:
+        with storage.engine.connect() as first:
+            (early,) = store.op_post([("a", "seated", {"n": 1})])(first)  # not committed yet
+            later: list[int] = []
+            poster = threading.Thread(target=lambda: later.extend(storage.call(store.op_post([("a", "x", {})]))))
+            poster.start()
+            with psycopg.connect(libpq_url(fresh_postgres), autocommit=True) as watcher:
+                waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s AND NOT granted"
+                deadline = time.monotonic() + 10
+                while watcher.execute(waiting, (store.LOCK,)).fetchone() != (1,):  # the second post waits for it
+                    assert time.monotonic() < deadline, "the second post did not wait for the account's lock"
+                    time.sleep(0.01)
+            with storage.engine.begin() as other:  # the writer thread waits: another connection
+                assert store.op_post([("b", "x", {})])(other)  # another account's post does not wait
+                assert store.op_read("a", 0)(other) == [] and not later
+            first.commit()
+        poster.join(10)
+        assert [n["id"] for n in storage.call(store.op_read("a", 0))] == [early, *later] and later[0] > early
+    finally:
+        storage.close()

@@ -8,6 +8,12 @@ On PostgreSQL the transaction that posts notices also sends one ``NOTIFY`` on th
 (:data:`~forsale.server.store.cluster.CHANNEL`) naming the accounts, delivered when it commits, so that a node
 where one of them waits wakes it at once (:meth:`forsale.server.lobby.cluster.ClusterLobby._on_notice`); on
 one server the poster wakes its own waiters, and nobody listens to the ``NOTIFY``.
+
+A reader moves ``after`` past the last id it saw, so an account's notices must become visible in id order: on
+PostgreSQL ids come from a sequence when a row is inserted, and two transactions (two nodes, or a game's own
+transaction and a plain post) may commit out of that order, the later-committed lower id then never read. So a post
+first takes a transaction-level advisory lock per account (:data:`LOCK`, sorted: no deadlock between two posts),
+held to its commit: the next post for that account takes its ids only after. SQLite has one writer: nothing to do.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from .schema import notices
 
 KEEP = 24 * 3600.0
 """Seconds a notice is kept: its reader is long gone after a day (a page polls, a bot streams, both resume)."""
+
+LOCK = 0x6E6F7463
+"""The first key (``"notc"``) of the advisory lock ``(LOCK, hashtext(account_id))`` a post holds to its commit."""
 
 MAX_READ = 100
 """Notices one read returns at most (the reader asks again after the last id it got)."""
@@ -43,6 +52,7 @@ _READ = (
 )
 _LAST = select(func.max(notices.c.id)).where(notices.c.account_id == bindparam("account"))
 _NOTIFY = text("SELECT pg_notify(:channel, :payload)")
+_LOCK = text("SELECT pg_advisory_xact_lock(:cls, hashtext(:account))")
 
 
 def op_post(posted: Sequence[Notice], now: float | None = None) -> Callable[[Connection], list[int]]:
@@ -50,11 +60,15 @@ def op_post(posted: Sequence[Notice], now: float | None = None) -> Callable[[Con
 
     def fn(conn: Connection) -> list[int]:
         at = time.time() if now is None else now
+        postgres = conn.dialect.name == "postgresql"
+        if postgres:  # ids in commit order per account (the module's docstring); a hash clash only waits longer
+            for account_id in sorted({account_id for account_id, _, _ in posted}):
+                conn.execute(_LOCK, {"cls": LOCK, "account": account_id})
         ids = []
         for account_id, kind, body in posted:  # one by one: each id is needed, and the lists are short
             row = {"account_id": account_id, "kind": kind, "body": body, "at": at}
             ids.append(int(conn.execute(_POST, row).scalar_one()))
-        if posted and conn.dialect.name == "postgresql":
+        if posted and postgres:
             accounts = sorted({account_id for account_id, _, _ in posted})
             payload = json.dumps({"t": "notice", "accounts": accounts}, separators=(",", ":"))
             if len(payload) < 7900:  # PostgreSQL's NOTIFY limit; past it the other nodes' fallback check finds them
