@@ -205,11 +205,12 @@ class BotClient:
 
         Acts on the newest snapshot only (highest ``seq``), once per decision, one action in flight at a time;
         an action the server refuses as ``illegal`` is replaced by the view's first legal one, so the seat is
-        never left to the clock by a bug. Reconnects with backoff when the connection drops; takes a fresh seat token when told its
-        token ended (``bad_token``).
+        never left to the clock by a bug. Reconnects with backoff when the connection drops, and asks for the seat
+        again when that request's connection fails (a kept-alive connection the server closed as it was reused);
+        takes a fresh seat token when told its token ended (``bad_token``).
         """
         backoff = Backoff()
-        sat = await self.seat(table_id)
+        sat = await self._seat_again(table_id, backoff)
         while True:
             try:
                 over = await self._session(table_id, sat, policy, backoff)
@@ -219,7 +220,17 @@ class BotClient:
                 continue
             if over is not None:
                 return over
-            sat = await self.seat(table_id)  # our token ended (another copy of the bot, or a revocation)
+            sat = await self._seat_again(table_id, backoff)  # our token ended (another copy of the bot, a revocation)
+
+    async def _seat_again(self, table_id: str, backoff: Backoff) -> dict[str, Any]:
+        """:meth:`seat`, tried again with backoff while the request fails on the way (not when the server refuses:
+        :class:`ClientError`)."""
+        while True:
+            try:
+                return await self.seat(table_id)
+            except httpx.TransportError as failure:
+                log.info("table %s: asking for the seat failed (%r); trying again", table_id, failure)
+                await backoff.wait()
 
     async def _session(self, table_id: str, sat: dict[str, Any], policy: Policy, backoff: Backoff) -> GameOver | None:
         """One WebSocket at the table: the game's end, or None when the seat token no longer holds the seat."""
