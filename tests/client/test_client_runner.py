@@ -50,4 +50,3 @@ def test_a_table_made_between_the_runners_first_looks_is_played_once() -> None:
             return played
 
     assert asyncio.run(run()) == 1
-
