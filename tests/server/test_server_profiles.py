@@ -199,6 +199,32 @@ def test_a_deleted_account_leaves_its_games_to_the_others_under_another_name(cli
     assert client.post("/api/signup", json={"name": "Ann", "password": PASSWORD}, headers=SAME).status_code == 201
 
 
+def test_a_deleted_account_leaves_tournaments_and_challenges_under_another_name(client: TestClient) -> None:
+    """Its real name is nowhere left: not in a tournament's standings nor in a challenge's terms; it is no longer
+    paired in a tournament under way, no longer entered in one to come, and its pending challenge is off."""
+    org = sign_up(client, "Org")
+    running = client.post("/api/tournaments", json={"name": "Now", "players": 3, "fill": "easy"}, headers=SAME)
+    later = client.post("/api/tournaments", json={"name": "Later", "join": False}, headers=SAME).json()["id"]
+    bot = sign_up(client, "Botty")
+    assert client.post("/api/me/bot", json={"password": PASSWORD}, headers=SAME).status_code == 200
+    ann = sign_up(client, "Ann")
+    tid = running.json()["id"]
+    for path in (f"/api/tournaments/{tid}/join", f"/api/tournaments/{later}/join"):
+        assert client.post(path, headers=SAME).status_code == 200
+    challenge = client.post("/api/challenges", json={"bot": "Botty"}, headers=SAME).json()["challenge"]["id"]
+    as_account(client, org)
+    assert client.post(f"/api/tournaments/{tid}/start", headers=SAME).json()["status"] == "running"
+    as_account(client, ann)
+    assert client.post("/api/me/delete", json={"password": PASSWORD}, headers=SAME).status_code == 200
+
+    lines = {line["name"]: line for line in client.get(f"/api/tournaments/{tid}").json()["standings"]}
+    assert sorted(lines) == sorted([DELETED_NAME, "Org"]) and lines[DELETED_NAME]["withdrawn"] is True
+    assert client.get(f"/api/tournaments/{later}").json()["standings"] == []
+    as_account(client, bot)
+    seen = client.get(f"/api/challenges/{challenge}").json()["challenge"]
+    assert (seen["from"], seen["status"]) == (DELETED_NAME, "cancelled")
+
+
 def test_sign_ups_are_limited_per_address(client: TestClient) -> None:
     for i in range(SIGN_UPS_PER_ADDRESS):
         sign_up(client, f"User{i}")

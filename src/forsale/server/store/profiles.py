@@ -4,15 +4,28 @@ may see, :mod:`forsale.server.store.visibility`'s."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, select, update
+from sqlalchemy import Connection, and_, delete, or_, select, update
 
 from . import ratings as rating_rows
 from .database import seat_names
-from .schema import accounts, api_tokens, games, rating_changes, seats, sessions
+from .schema import (
+    accounts,
+    api_tokens,
+    challenges,
+    games,
+    pairing,
+    rating_changes,
+    seats,
+    sessions,
+    tournament_players,
+    tournaments,
+)
+from .tournaments import OPEN, RUNNING
 from .visibility import shown_to
 
 _GAME = (games.c.id, games.c.name, games.c.players, games.c.config, games.c.result, games.c.finished_at)
@@ -99,11 +112,31 @@ def op_bot(bot: str, viewer_id: str | None, listed: int) -> Callable[[Connection
 
 
 def op_delete_account(account_id: str, deleted_name: str) -> Callable[[Connection], None]:
-    """Delete an account: its seats are renamed ``deleted_name``, its sessions, API tokens and ratings go, then it
-    does."""
+    """Delete an account: its seats, tournament entries and challenges' names are renamed ``deleted_name``, its
+    sessions, API tokens and ratings go, then it does.
+
+    Its entries in tournaments not over are withdrawn as :func:`~forsale.server.store.tournaments.op_withdraw`
+    does (before the start deleted, later marked: no longer paired, past games still counting), and its pending
+    challenges, made or received, are cancelled and its wait in quick pairing ends: nobody is left to play them.
+    """
 
     def fn(conn: Connection) -> None:
         conn.execute(update(seats).where(seats.c.account_id == account_id).values(name=deleted_name))
+        mine = tournament_players.c.account_id == account_id
+        status_of = select(tournaments.c.status).where(tournaments.c.id == tournament_players.c.tournament_id)
+        conn.execute(delete(tournament_players).where(mine, status_of.scalar_subquery() == OPEN))
+        still = and_(mine, tournament_players.c.withdrawn_at.is_(None), status_of.scalar_subquery() == RUNNING)
+        conn.execute(update(tournament_players).where(still).values(withdrawn_at=time.time()))
+        conn.execute(update(tournament_players).where(mine).values(name=deleted_name))
+        sides = or_(challenges.c.challenger_id == account_id, challenges.c.bot_id == account_id)
+        named = select(challenges.c.id, challenges.c.challenger_id, challenges.c.terms).where(sides)
+        for row in conn.execute(named).all():
+            side = "from" if row.challenger_id == account_id else "to"
+            conn.execute(
+                update(challenges).where(challenges.c.id == row.id).values(terms={**row.terms, side: deleted_name})
+            )
+        conn.execute(update(challenges).where(sides, challenges.c.status == "pending").values(status="cancelled"))
+        conn.execute(delete(pairing).where(pairing.c.account_id == account_id))
         conn.execute(delete(sessions).where(sessions.c.account_id == account_id))
         conn.execute(delete(api_tokens).where(api_tokens.c.account_id == account_id))  # a bot account: its tokens
         rating_rows.forget(conn, rating_rows.account_player(account_id))
