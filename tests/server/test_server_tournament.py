@@ -320,3 +320,27 @@ def test_a_lasting_failure_is_logged_once_while_it_repeats(
         "tournament t1: could not advance",
         "tournament t2: could not advance",
     ]
+
+
+def test_a_table_refused_for_good_is_void_and_its_round_goes_on(client: TestClient) -> None:
+    """A planned table the server refuses to seat (its fill bot no longer runs here, as after a restart with other
+    bot settings) is settled without a game: nobody scores, and the next round comes (before: stuck for ever)."""
+    from forsale.server.store.tournaments import op_advance, op_load
+
+    sessions = {name: sign_up(client, name) for name in ("V1", "V2")}
+    as_account(client, sessions["V1"])
+    body = {"name": "Void", "players": 3, "fill": "random", "rounds": 2, "time_limit": 5, "start_players": 3}
+    tid = post(client, "/api/tournaments", body).json()["id"]
+    as_account(client, sessions["V2"])
+    post(client, f"/api/tournaments/{tid}/join")
+    storage = client.app.state.lobby.storage  # type: ignore[attr-defined]
+    t, _, _ = storage.call(op_load(tid))
+    config = {**t.config, "fill": "no-such-bot", "start_players": 2}  # what this server refuses to seat
+    assert storage.call(op_advance(tid, t.version, config=config))
+    view = wait_for(client, tid, "over")
+    assert [r["round"] for r in view["schedule"]] == [1, 2]
+    for r in view["schedule"]:
+        (table,) = r["tables"]
+        assert table["status"] == "void" and table["game"] is None
+        assert [s["points"] for s in table["seats"]] == [None, None, None]
+    assert [line["games"] for line in view["standings"]] == [0, 0]

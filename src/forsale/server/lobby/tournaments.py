@@ -53,6 +53,7 @@ from ..store.tournaments import (
     op_plan,
     op_results,
     op_score,
+    op_void,
     op_withdraw,
 )
 from . import swiss
@@ -431,7 +432,12 @@ class Tournaments:
             except TableTaken:  # another node (or this one before a restart) seated it
                 continue
             except Refused as refused:
-                self._failed(t.id, refused, f"table {table.n} of round {table.round} not made")
+                if refused.status in (429, 503):  # busy or out of reach for now: tried again at the next look
+                    self._failed(t.id, refused, f"table {table.n} of round {table.round} not made")
+                elif await self.storage.run(op_void(t.id, table.round, table.n)):
+                    # Refused for good (the same settings are refused again): left planned, it would hold its round
+                    # (or its arena's players) for ever. Void, no game, nobody scores (docs/tournaments.md).
+                    log.warning("tournament %s: table %d of round %d void: %s", t.id, table.n, table.round, refused)
                 continue
             log.info("tournament %s: round %d table %d is %s", t.id, table.round, table.n, made.id)
 
@@ -522,6 +528,13 @@ def _ms(at: float | None) -> int | None:
     return None if at is None else int(at * 1000)
 
 
+def _table_status(table: Table) -> str:
+    """``planned`` (no game yet), ``playing``, ``over`` (scored), or ``void`` (could not be seated: :func:`op_void`)."""
+    if table.points is not None:
+        return "void" if table.game_id is None else "over"
+    return table.status or "planned"
+
+
 def _table_json(table: Table, names: dict[str, Player], fill: str | None) -> dict[str, Any]:
     seats: list[dict[str, Any]] = []
     for a in table.entrants:
@@ -541,7 +554,7 @@ def _table_json(table: Table, names: dict[str, Player], fill: str | None) -> dic
     return {
         "n": table.n,
         "game": game,
-        "status": "over" if table.points is not None else (table.status or "planned"),
+        "status": _table_status(table),
         "replay": None if game is None else f"#/replay/{game}",
         "record": None if game is None else f"/api/tables/{game}/record",
         "seats": seats,

@@ -281,11 +281,30 @@ def op_claim_table(
                 tournament_games.c.round == round_,
                 tournament_games.c.n == n,
                 tournament_games.c.game_id.is_(None),
+                tournament_games.c.points.is_(None),  # not voided (op_void) meanwhile
             )
             .values(game_id=game_id)
         ).rowcount
         if not claimed:
             raise TableTaken(f"table {n} of round {round_} was seated already")
+
+    return fn
+
+
+def op_void(tournament_id: str, round_: int, n: int) -> Callable[[Connection], bool]:
+    """Settle a planned table that cannot be seated (its seating refused for good: a fill bot this server no longer
+    runs, say) with no game and empty points, ``{}``: its players score nothing, and its round (or its arena's
+    players) is not left waiting for it. Only while it has neither game nor points; whether this write did it."""
+
+    def fn(conn: Connection) -> bool:
+        where = and_(
+            tournament_games.c.tournament_id == tournament_id,
+            tournament_games.c.round == round_,
+            tournament_games.c.n == n,
+            tournament_games.c.game_id.is_(None),
+            tournament_games.c.points.is_(None),
+        )
+        return bool(conn.execute(update(tournament_games).where(where).values(points={})).rowcount)
 
     return fn
 

@@ -250,7 +250,7 @@ function showOne(ctx, id) {
                   { dataset: { status: table.status } },
                   table.seats.map((s) => (s.name === null ? t("tournament.serverBot", { level: s.server_bot || "" }) : `${s.name}${s.points === null ? "" : ` (${points(s.points)})`}`)).join(", "),
                   " ",
-                  table.game ? h("a", { href: table.status === "over" ? table.replay : `#/watch/${table.game}` }, table.status === "over" ? t("tournament.replay") : t("tournament.watch")) : h("span.hint", null, t("tournament.planned")),
+                  table.game ? h("a", { href: table.status === "over" ? table.replay : `#/watch/${table.game}` }, table.status === "over" ? t("tournament.replay") : t("tournament.watch")) : h("span.hint", null, table.status === "void" ? t("tournament.void") : t("tournament.planned")),
                 ),
               ),
             ),
