@@ -48,3 +48,30 @@ def test_a_password_change_on_one_node_ends_the_tokens_at_another_nodes_tables(c
             ).is_success
             with connect(f"ws://127.0.0.1:{n2.port}/ws/tables/{table_id}", open_timeout=30) as ws:
                 assert hello(ws, fresh["token"])["seat"] == 0
+
+
+def test_revoking_an_api_token_on_one_node_ends_the_bots_seat_tokens_at_another_nodes_tables(cluster: Any) -> None:
+    """A revoked API token could have taken the bot's seats: its seat tokens end at every node's tables, and the
+    socket seated with one is told why (``token_revoked``)."""
+    n1, n2 = cluster.by_name["n1"], cluster.by_name["n2"]
+    with httpx.Client(base_url=n1.base, timeout=30) as bot, httpx.Client(base_url=n2.base, timeout=30) as bob:
+        bot_name = f"Bot{secrets.token_hex(3)}"
+        assert bot.post("/api/signup", json={"name": bot_name, "password": PASSWORD}).status_code == 201
+        assert bot.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
+        made = bot.post("/api/me/tokens", json={"name": "laptop"}).json()
+        assert bob.post("/api/signup", json={"name": f"Bob{secrets.token_hex(3)}", "password": PASSWORD}).is_success
+        challenge = bob.post("/api/challenges", json={"bot": bot_name, "players": 2}).json()["challenge"]
+        api = {"Authorization": f"Bearer {made['token']}"}
+        accepted = httpx.post(f"{n2.base}/api/bot/challenges/{challenge['id']}/accept", json={}, headers=api)
+        table_id = accepted.json()["challenge"]["table"]
+        holder = cluster.by_name[cluster.owners()[table_id][0]]
+        other = n1 if holder is n2 else n2  # the revocation is handled by a node that does not hold the table
+        seat = httpx.post(f"{holder.base}/api/bot/tables/{table_id}/seat", json={}, headers=api).json()
+        with connect(f"ws://127.0.0.1:{holder.port}/ws/tables/{table_id}", open_timeout=30) as ws:
+            assert hello(ws, seat["token"])["seat"] == seat["seat"]
+            with httpx.Client(base_url=other.base, cookies=dict(bot.cookies), timeout=30) as owner:
+                assert owner.delete(f"/api/me/tokens/{made['id']}").json() == {"revoked": made["id"]}
+            cut = recv_until(ws, lambda m: m["type"] == "error")
+            assert cut["code"] == "bad_token" and cut["params"]["why"] == "token_revoked", cut
+        with connect(f"ws://127.0.0.1:{holder.port}/ws/tables/{table_id}", open_timeout=30) as again:
+            assert hello(again, seat["token"])["code"] == "bad_token"

@@ -427,9 +427,10 @@ class ClusterLobby(Lobby):
     async def end_tokens_elsewhere(self, account_id: str, why: str) -> None:
         """Have every other node end ``account_id``'s seat and creator tokens at the tables it holds.
 
-        A password change or a sign-out everywhere is handled by one node, which ends the tokens at its own
-        tables (:func:`forsale.server.table.seats.end_seat_tokens`); the account's other tables live on the other
-        nodes, in their memory. ``why``: ``password_changed`` or ``signed_out`` (what their sockets are told).
+        A password change, a sign-out everywhere or an API token's revocation is handled by one node, which ends
+        the tokens at its own tables (:func:`forsale.server.table.seats.end_seat_tokens`); the account's other
+        tables live on the other nodes, in their memory. ``why``: ``password_changed``, ``signed_out`` or
+        ``token_revoked`` (a bot's API token), what their sockets are told (:data:`~forsale.server.table.seats.ENDED_BY`).
         """
         await self._notify({"t": "tokens", "node": self.node, "account": account_id, "why": why})
 

@@ -169,9 +169,16 @@ SIGNED_OUT = "the account signed out everywhere, which ends its seat tokens; sig
 SIGNED_OUT_WHY: Params = {"why": "signed_out"}
 
 
+TOKEN_REVOKED = "the bot's API token was revoked, which ends its seat tokens; the bot takes its seats back with another"
+
+
+TOKEN_REVOKED_WHY: Params = {"why": "token_revoked"}
+
+
 ENDED_BY = {
     "password_changed": error("bad_token", PASSWORD_CHANGED, params=ENDED),
     "signed_out": error("bad_token", SIGNED_OUT, params=SIGNED_OUT_WHY),
+    "token_revoked": error("bad_token", TOKEN_REVOKED, params=TOKEN_REVOKED_WHY),
 }
 """What the sockets seated with an ended token are told, by why it ended (also on a cluster's other nodes)."""
 

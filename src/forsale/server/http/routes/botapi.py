@@ -21,11 +21,12 @@ from ...people.apitokens import SCOPES, ApiTokens
 from ...store.apitokens import TokenOwner
 from ...store.database import Storage
 from ...table.connections import error
-from ...table.seats import end_seat_tokens, tell
+from ...table.seats import end_seat_tokens
 from ...tokens import new_token
 from ..common import address, body, body_of, errors, table_of
 from ..deps import TheAccounts, TheLobby, TheStorage
 from ..schemas import DeleteAccount, JoinPairing, Name, NoFields, _Strict
+from .accounts import ended
 from .pairing import pairing_of, wish_of
 
 router = APIRouter()
@@ -98,7 +99,7 @@ async def revoke_token(request: Request, lobby: TheLobby, accounts: TheAccounts,
     account = await accounts.required(request, changing=True)
     await tokens_of(request).revoke(account, token_id[:40])
     unseated = await end_seat_tokens(lobby.tables.values(), account["id"])
-    await tell(unseated, error("bad_token", "the bot's API token was revoked, which ends its seat tokens"))
+    await ended(lobby, unseated, account["id"], "token_revoked")  # and on a cluster's other nodes
     return {"revoked": token_id}
 
 
