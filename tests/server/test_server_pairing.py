@@ -160,7 +160,8 @@ def test_a_bot_account_is_seated_only_with_people_who_accept_bots(client: TestCl
     client.portal.call(pairing.close)  # the test runs the matching rounds itself
     sign_up(client, "Robo")
     assert client.post("/api/me/bot", json={"password": PASSWORD}, headers=SAME).status_code == 200
-    token = client.post("/api/me/tokens", json={"name": "pairing"}, headers=SAME).json()["token"]
+    made = client.post("/api/me/tokens", json={"name": "pairing", "password": PASSWORD}, headers=SAME)
+    token = made.json()["token"]
     as_account(client, None)
     robot = client.post("/api/bot/pairing", json={"players": 3}, headers={"Authorization": f"Bearer {token}"})
     assert robot.status_code == 201, robot.text
@@ -192,6 +193,19 @@ def test_one_rated_game_at_a_time(client: TestClient) -> None:
     again = join(client, {"players": 3, "rated": True})
     assert again.status_code == 409 and code_of(again) == "already_playing"
     assert join(client, {"players": 3}).status_code == 201  # a casual game meanwhile is the player's business
+
+
+def test_an_account_playing_the_most_games_waits_for_no_other(client: TestClient) -> None:
+    """Each join is one more table, perhaps with the server's bots: an account with GAMES_LIMIT games under way
+    (any tables: solo games here) is refused until one is over."""
+    from forsale.server.lobby.pairing import GAMES_LIMIT
+
+    sign_up(client, "Pia")
+    for _ in range(GAMES_LIMIT):
+        assert client.post("/api/solo", json={"players": 3}, headers=SAME).status_code == 201
+    refused = join(client, {"players": 3, "bots_after": 5})
+    assert refused.status_code == 429 and code_of(refused) == "too_many_games"
+    assert client.get("/api/pairing").json()["pairing"] is None
 
 
 def test_two_cluster_nodes_seat_each_person_once_and_tell_them_on_either(fresh_postgres: str) -> None:

@@ -188,6 +188,11 @@ class Shares:
             )
         if not waiting:
             self._check_games(games_now)
+        self.record(owner, table_id)
+
+    def record(self, owner: str, table_id: str) -> None:
+        """Count ``table_id`` (about to be created) as ``owner``'s with no check of the limits (:meth:`claim`'s
+        end; a tournament's table, which its round must have: :func:`forsale.server.lobby.seating.seat_entrants`)."""
         self.by_owner.setdefault(owner, {})[table_id] = "creating"
         self.owners[table_id] = owner
 

@@ -78,8 +78,14 @@ class Wish:
             raise ValueError(f"bots_after: {BOTS_AFTER[0]:g} to {BOTS_AFTER[1]:g} seconds, or never (null)")
 
 
+GAMES_LIMIT = 3
+"""Games under way an account may hold a person's seat at and still join the queue (``429 too_many_games``):
+each join is one more table, perhaps with the server's bots, so without a limit one account could keep any
+number of them playing."""
+
 ALREADY_QUEUED = "this account is already waiting for a game: leave the queue first (DELETE /api/pairing)"
 PLAYING_RATED = "this account is playing a rated game: finish it before waiting for another rated one"
+TOO_MANY_GAMES = f"this account is playing {GAMES_LIMIT} games already: finish one of them before waiting for another"
 
 
 def shown(entry: Entry) -> dict[str, Any]:
@@ -113,11 +119,13 @@ class Pairing:
         ``GET /api/me/notices`` starts so as to miss no ``seated`` notice."""
         now = time.time()
         entry = Entry(account_id, name, DEFAULT_MU, wish.players, wish.rated, wish.bots_after, now, now)
-        joined = await self.storage.run(op_join(entry, refuse_if_playing_rated=wish.rated))
+        joined = await self.storage.run(op_join(entry, refuse_if_playing_rated=wish.rated, games_limit=GAMES_LIMIT))
         if joined.status == "queued_already":
             raise Refused("already_queued", ALREADY_QUEUED, 409)
         if joined.status == "playing_rated":
             raise Refused("already_playing", PLAYING_RATED, 409)
+        if joined.status == "too_many_games":
+            raise Refused("too_many_games", TOO_MANY_GAMES, 429)
         self._wake.set()
         self._count_join(wish.rated)
         return {"pairing": shown(joined.entry), "counts": await self.counts(), "after": joined.last_notice}
@@ -213,6 +221,11 @@ class Pairing:
         except Claimed:  # someone left meanwhile, or another node seated them first: the rest wait on
             return False
         except Refused as refused:
+            if refused.code == "too_many_games":  # the table's owner, its first member, holds the most: it leaves,
+                # or it would be matched (and refused, and logged) again at every round, holding the others back
+                await self.storage.run(op_leave(found.members[0]))
+                log.info("quick pairing: %s left the queue: %s", found.members[0], refused)
+                return False
             log.warning("quick pairing: a table of %d could not be made: %s", found.players, refused)
             return False
         self.tables_made += 1

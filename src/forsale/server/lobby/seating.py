@@ -15,6 +15,12 @@ is that one path.
   (:mod:`forsale.server.people.notices`), written in the game's own transaction: no table without its notices,
   no notice of a table that was not stored. ``source`` says who made the table (``{"pairing": ...}``,
   ``{"tournament": id, "round": r}``, ``{"challenge": id}``), for the page to say so.
+- **Whose table it is**, for the fair shares (:mod:`forsale.server.lobby.fairshare`): a table with the server's
+  bots is its first account's (``account:<id>``, the key of its own requests), so its bots share the workers
+  with that account's other tables and it counts against that account's games under way, refused with ``429
+  too_many_games`` past the limit, as a table it created would be (quick pairing, a challenge: no way around the
+  limit). A tournament's table is counted but never refused (its round needs it; a tournament is one table
+  at a time per entrant). A table of accounts only is its own owner, as before.
 - **On a cluster** the table is made on whichever node runs this and moves to the node its requests are routed to,
   as any table does (:mod:`forsale.server.lobby.cluster`, ``docs/deploy.md``).
 """
@@ -77,7 +83,8 @@ async def seat_entrants(
     rated, bot delay); its ``seats``, ``join`` and ``player_name`` are not (the entrants are the seats). Refused
     (:class:`~forsale.server.errors.Refused`) before anything is stored: a count of entrants other than the table's,
     an account listed twice, bad rules or clocks, a bot the server would not seat, a rated table a person could not
-    be rated at (:func:`~forsale.server.people.skill.check_rated_table`). The table is nobody's to manage: no
+    be rated at (:func:`~forsale.server.people.skill.check_rated_table`), a table with the server's bots whose first
+    account holds the most games under way (``429 too_many_games``; see the module docstring). The table is nobody's to manage: no
     creator token exists. ``source`` (JSON) goes into every ``seated`` notice. ``also``: more to write in the
     table's transaction, which it may fail (quick pairing's claim of its members in the queue:
     :func:`forsale.server.store.pairing.op_claim`); its exception is raised here, and nothing is stored.
@@ -113,6 +120,12 @@ async def seat_entrants(
         else:
             assert entrant.bot is not None
             seats.append(StoredSeat(i, "bot", entrant.name or bot_name(entrant.bot), entrant.bot, None))
+    owner = f"account:{accounts[0]}" if accounts and len(accounts) < n else None  # see the module docstring
+    if owner is not None:
+        if "tournament" in source:
+            lobby.shares.record(owner, game_id)
+        else:
+            lobby.shares.claim(lobby.tables, owner, game_id, False, n - len(accounts), n)
     deal = Deal.random(rules, random.SystemRandom())
     _, creator_hash = new_token()  # the token itself is dropped: nobody manages a table the server made
     game = StoredGame(
@@ -139,6 +152,11 @@ async def seat_entrants(
         result=None,
         seats=seats,
     )
-    table = await lobby.add(game, both(op_post(told), also))
+    try:
+        table = await lobby.add(game, both(op_post(told), also))
+    except BaseException:
+        lobby.shares.created(game_id, ok=False)
+        raise
+    lobby.shares.created(game_id, ok=True)
     await lobby.notices.posted(accounts)
     return table

@@ -98,9 +98,20 @@ def rated_game_under_way(conn: Connection, account_id: str) -> bool:
     return any(bool((config or {}).get("rated")) for config in rows)
 
 
+def games_under_way(conn: Connection, account_id: str) -> int:
+    """How many games still being played the account holds a person's seat at (any table: paired, made, solo)."""
+    held = (
+        select(func.count(func.distinct(seats.c.game_id)))
+        .join(games, games.c.id == seats.c.game_id)
+        .where(seats.c.account_id == account_id, seats.c.kind == "human", games.c.status == "playing")
+    )
+    return int(conn.execute(held).scalar() or 0)
+
+
 @dataclass(frozen=True)
 class Joined:
-    """What joining did: ``status`` (``"queued"``, or why not: ``"queued_already"``, ``"playing_rated"``), the entry
+    """What joining did: ``status`` (``"queued"``, or why not: ``"queued_already"``, ``"playing_rated"``,
+    ``"too_many_games"``), the entry
     as stored (its rating read), and the id of the account's latest notice before it (0: none)."""
 
     status: str
@@ -108,17 +119,21 @@ class Joined:
     last_notice: int
 
 
-def op_join(entry: Entry, refuse_if_playing_rated: bool) -> Callable[[Connection], Joined]:
+def op_join(entry: Entry, refuse_if_playing_rated: bool, games_limit: int) -> Callable[[Connection], Joined]:
     """Put ``entry`` in the queue, in one transaction with everything the answer needs (a join storm is many).
 
     ``refuse_if_playing_rated``: refuse an account that holds a seat at a rated game under way (one rated game
-    at a time through quick pairing). The account's rating is read here too: ``entry.mu`` is its fallback.
+    at a time through quick pairing). ``games_limit``: refuse an account that holds a person's seat at that many
+    games under way already (each join is one more table, perhaps with the server's bots: without a limit one
+    account could have any number of them). The account's rating is read here too: ``entry.mu`` is its fallback.
     """
 
     def fn(conn: Connection) -> Joined:
         last_notice = op_last_id(entry.account_id)(conn)
         if refuse_if_playing_rated and rated_game_under_way(conn, entry.account_id):
             return Joined("playing_rated", entry, last_notice)
+        if games_under_way(conn, entry.account_id) >= games_limit:
+            return Joined("too_many_games", entry, last_notice)
         mu = conn.execute(_RATING, {"player": account_player(entry.account_id)}).scalar()
         rating = entry.mu if mu is None else float(mu)
         values = {
