@@ -344,3 +344,35 @@ def test_a_table_refused_for_good_is_void_and_its_round_goes_on(client: TestClie
         assert table["status"] == "void" and table["game"] is None
         assert [s["points"] for s in table["seats"]] == [None, None, None]
     assert [line["games"] for line in view["standings"]] == [0, 0]
+
+
+def test_joins_at_once_on_postgres_are_serialised(fresh_postgres: str) -> None:
+    """Two nodes' joins at once: the second waits for the first's commit, then counts it. One account twice is
+    ``already`` (before: a primary-key error, HTTP 500), and the last free place goes to one of two accounts."""
+    import threading
+
+    from forsale.server.store.database import Storage
+    from forsale.server.store.tournaments import OPEN, Tournament, op_create, op_join
+
+    storage = Storage(fresh_postgres)
+    try:
+        now = time.time()
+        t = Tournament("t1", "Race", "swiss", OPEN, "c", {"players": 3}, "s", None, 0, 0, now, None, None, None)
+        storage.call(op_create(t, "C", False, join=True))
+        for first_account, second_account, max_players, second_answer in (
+            ("a", "a", 3, "already"),  # one account twice
+            ("b", "c2", 3, "full"),  # c, a, then b takes the last place
+        ):
+            with storage.engine.connect() as first:
+                assert op_join("t1", first_account, first_account, max_players, now)(first) == "joined"
+                answers: list[str] = []
+                join = op_join("t1", second_account, "x", max_players, now)
+                second = threading.Thread(target=lambda answers=answers, join=join: answers.append(storage.call(join)))
+                second.start()
+                second.join(0.5)  # it waits on the tournament's row while the first is not committed
+                assert not answers
+                first.commit()
+            second.join(10)
+            assert answers == [second_answer]
+    finally:
+        storage.close()

@@ -169,10 +169,14 @@ def op_join(
 ) -> Callable[[Connection], str]:
     """Enter an account: ``"joined"``, or why not: ``"missing"``, ``"closed"`` (not open), ``"already"``, ``"full"``,
     ``"bots_excluded"`` (a bot account, at a tournament without bots). A withdrawn player of an open tournament has
-    no row (:func:`op_withdraw` deletes it) and may come back."""
+    no row (:func:`op_withdraw` deletes it) and may come back.
+
+    The tournament's row is read ``FOR UPDATE`` (PostgreSQL; SQLite has one writer): two joins at once, on two
+    nodes, are serialised, so the count-then-insert cannot pass ``max_players`` and a double join of one account
+    finds the first one's row (``"already"``) instead of failing on the primary key."""
 
     def fn(conn: Connection) -> str:
-        row = conn.execute(select(tournaments).where(tournaments.c.id == tournament_id)).first()
+        row = conn.execute(select(tournaments).where(tournaments.c.id == tournament_id).with_for_update()).first()
         if row is None:
             return "missing"
         if row.status != OPEN:
