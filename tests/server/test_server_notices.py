@@ -20,6 +20,7 @@ from forsale.server import create_app
 from forsale.server.errors import Refused
 from forsale.server.lobby.lobby import TableRequest
 from forsale.server.lobby.seating import Entrant, seat_entrants
+from forsale.server.store import challenges
 from forsale.server.store import notices as store
 
 from .signin import as_account, sign_up
@@ -177,15 +178,20 @@ def test_old_notices_are_pruned(tmp_path: Path) -> None:
         storage.close()
 
 
-def test_seating_prunes_the_notices_of_yesterday_now_and_then(client: TestClient) -> None:
+def test_seating_prunes_the_notices_and_challenges_of_yesterday_now_and_then(client: TestClient) -> None:
     from forsale.server.people.notices import PRUNE_EVERY
 
     _, ids = people(client, "Old")
     lobby = client.app.state.lobby  # type: ignore[attr-defined]
     lobby.storage.call(store.op_post([(ids["Old"], "seated", {"table": "gone"})], now=time.time() - store.KEEP - 1))
+    yesterday = time.time() - store.KEEP - 1
+    old: dict[str, Any] = {"id": "old", "challenger_id": ids["Old"], "bot_id": "b", "terms": {}, "status": "cancelled",
+           "table_id": None, "reason": None, "created_at": yesterday - 60, "expires_at": yesterday}  # fmt: skip
+    lobby.storage.call(lambda conn: conn.execute(challenges.challenges.insert().values(**old)))
     lobby.notices._pruned_at = time.monotonic() - PRUNE_EVERY - 1  # the last pruning was long ago
     table = seat(client, TableRequest(players=3), [Entrant(ids["Old"], "Old"), *[Entrant(None, "", "random")] * 2])
     assert [n["table"] for n in client.get("/api/me/notices").json()["notices"]] == [table.id]
+    assert lobby.storage.call(challenges.op_get("old")) is None  # the challenges of yesterday go with them
 
 
 def test_a_posted_notice_is_announced_to_the_cluster(fresh_postgres: str) -> None:

@@ -14,6 +14,7 @@ the challenger's cancel, or two copies of the bot, settle it once.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from dataclasses import dataclass
@@ -36,6 +37,9 @@ EXPIRES = 60.0
 """Seconds a bot has to answer a challenge."""
 PENDING_LIMIT = 3
 """Challenges one person may have pending at once (each is a notice some bot must read)."""
+PER_MINUTE = 10
+"""Challenges one person may make in a minute, cancelled ones included (each tells its bot twice: made, cancelled);
+past it ``429 rate_limited`` with ``Retry-After``."""
 DECLINE_REASONS = ("generic", "later", "players", "rules", "clock", "rated", "casual")
 """What a bot may say when it declines (as Lichess's bots do): not now, or which term it does not play."""
 
@@ -96,7 +100,8 @@ def shown(row: dict[str, Any], now: float | None = None) -> dict[str, Any]:
 
 async def create(lobby: Lobby, challenger: Account, bot: str, terms: Terms) -> dict[str, Any]:
     """Challenge the bot account named ``bot``: ``404 no_such_bot`` if no bot account has that name,
-    ``403 bot_account`` from a bot account's session, ``429 too_many_challenges`` past :data:`PENDING_LIMIT`."""
+    ``403 bot_account`` from a bot account's session, ``429 too_many_challenges`` past :data:`PENDING_LIMIT`,
+    ``429 rate_limited`` past :data:`PER_MINUTE`."""
     refuse_bot_account(challenger)
     found = await lobby.storage.run(op_find_bot(name_key(bot)))
     if found is None:
@@ -118,10 +123,17 @@ async def create(lobby: Lobby, challenger: Account, bot: str, terms: Terms) -> d
         "created_at": now,
         "expires_at": now + EXPIRES,
     }  # fmt: skip
-    if not await lobby.storage.run(store.op_create(row, PENDING_LIMIT)):
+    made = await lobby.storage.run(store.op_create(row, PENDING_LIMIT, PER_MINUTE))
+    if made == "pending":
         raise Refused(
             "too_many_challenges", f"at most {PENDING_LIMIT} challenges pending at once: wait for an answer", 429
         )
+    if isinstance(made, float):
+        seconds = max(1, math.ceil(made))
+        raise Refused(
+            "rate_limited", f"at most {PER_MINUTE} challenges a minute; try again in {seconds} s", 429,
+            {"Retry-After": str(seconds)},
+        )  # fmt: skip
     challenge = shown(row, now)
     await lobby.notices.post([(bot_id, KIND, {"challenge": challenge})])
     return challenge

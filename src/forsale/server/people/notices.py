@@ -23,6 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
+from ..store import challenges
 from ..store import notices as store
 from ..store.database import Storage
 from ..store.notices import Notice
@@ -33,7 +34,8 @@ FALLBACK = 5.0
 """Seconds between two looks at the database by a waiting reader nobody woke (a lost ``NOTIFY``)."""
 
 PRUNE_EVERY = 600.0
-"""Seconds between two prunings of old notices (:data:`forsale.server.store.notices.KEEP`), done by a poster."""
+"""Seconds between two prunings of old notices (:data:`forsale.server.store.notices.KEEP`) and challenges, done by a
+poster."""
 
 Still = Callable[[], Awaitable[bool]]
 """Asked every ``every`` seconds while a reader waits: False ends the wait (the reader went away)."""
@@ -130,5 +132,7 @@ class NoticeBoard:
         self._pruned_at = time.monotonic()
         try:  # housekeeping: a failure must not fail the post that happened to trigger it (tried again later)
             await self.storage.run(store.op_prune(time.time() - store.KEEP))
+            # Challenges end within a minute; their rows, kept a day as the notices that told of them are, go too.
+            await self.storage.run(challenges.op_prune(time.time() - store.KEEP))
         except Exception as failure:
-            log.warning("old notices could not be pruned: %s", failure)
+            log.warning("old notices and challenges could not be pruned: %s", failure)

@@ -9,29 +9,53 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 
 from .schema import challenges
 
 PENDING = "pending"
 
+WINDOW = 60.0
+"""Seconds over which a challenger's new challenges are counted against the limit per minute (:func:`op_create`)."""
 
-def op_create(row: dict[str, Any], pending_limit: int) -> Callable[[Connection], bool]:
-    """Store a new challenge; False (nothing stored) if its challenger already has ``pending_limit`` pending."""
 
-    def fn(conn: Connection) -> bool:
+def op_create(row: dict[str, Any], pending_limit: int, per_minute: int) -> Callable[[Connection], str | float]:
+    """Store a new challenge: ``"created"``; or, nothing stored, ``"pending"`` if its challenger already has
+    ``pending_limit`` pending, or the seconds to wait (a float) if it made ``per_minute`` in the last
+    :data:`WINDOW` seconds, whatever became of them (a create-and-cancel loop would flood the bot's notices)."""
+
+    def fn(conn: Connection) -> str | float:
         now = time.time()
+        mine = challenges.c.challenger_id == row["challenger_id"]
         pending = conn.execute(
-            select(func.count()).where(
-                challenges.c.challenger_id == row["challenger_id"],
-                challenges.c.status == PENDING,
-                challenges.c.expires_at > now,
-            )
+            select(func.count()).where(mine, challenges.c.status == PENDING, challenges.c.expires_at > now)
         ).scalar_one()
         if pending >= pending_limit:
-            return False
+            return "pending"
+        recent = (
+            conn.execute(
+                select(challenges.c.created_at)
+                .where(mine, challenges.c.created_at > now - WINDOW)
+                .order_by(challenges.c.created_at.desc())
+                .limit(per_minute)
+            )
+            .scalars()
+            .all()
+        )
+        if len(recent) >= per_minute:
+            return max(0.0, recent[-1] + WINDOW - now)  # when the oldest of them leaves the window
         conn.execute(insert(challenges).values(**row))
-        return True
+        return "created"
+
+    return fn
+
+
+def op_prune(before: float) -> Callable[[Connection], int]:
+    """Delete the challenges that expired before ``before`` (epoch seconds), answered or not: how many went. A
+    challenge is read for a minute (its bot's answer), then only by a page that shows its end: a day is ample."""
+
+    def fn(conn: Connection) -> int:
+        return conn.execute(delete(challenges).where(challenges.c.expires_at < before)).rowcount or 0
 
     return fn
 
