@@ -58,7 +58,7 @@ def test_revoking_an_api_token_on_one_node_ends_the_bots_seat_tokens_at_another_
         bot_name = f"Bot{secrets.token_hex(3)}"
         assert bot.post("/api/signup", json={"name": bot_name, "password": PASSWORD}).status_code == 201
         assert bot.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
-        made = bot.post("/api/me/tokens", json={"name": "laptop"}).json()
+        made = bot.post("/api/me/tokens", json={"name": "laptop", "password": PASSWORD}).json()
         assert bob.post("/api/signup", json={"name": f"Bob{secrets.token_hex(3)}", "password": PASSWORD}).is_success
         challenge = bob.post("/api/challenges", json={"bot": bot_name, "players": 2}).json()["challenge"]
         api = {"Authorization": f"Bearer {made['token']}"}

@@ -30,7 +30,7 @@ def test_the_trained_policy_plays_a_game_online(serve_process: Any, tmp_path: Pa
     try:
         bot = signed_up(server.base, "Zoe the policy")
         assert bot.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
-        token = bot.post("/api/me/tokens", json={"name": "example"}).json()["token"]
+        token = bot.post("/api/me/tokens", json={"name": "example", "password": PASSWORD}).json()["token"]
         command = [sys.executable, str(SCRIPT), "--server", server.base, "--games", "1", "--rounds", "1",
                    "--episodes", "2"]  # fmt: skip
         example = subprocess.Popen(

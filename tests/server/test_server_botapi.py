@@ -70,7 +70,9 @@ def bot_account(server: Any, scopes: list[str] | None = None) -> tuple[httpx.Cli
     """A new bot account and one API token of it: its session's client, its name, the token."""
     http, name = person(server, "Botty")
     assert http.post("/api/me/bot", json={"password": PASSWORD}).json()["account"]["bot_account"] is True
-    body: dict[str, Any] = {"name": "laptop"} if scopes is None else {"name": "laptop", "scopes": scopes}
+    body: dict[str, Any] = {"name": "laptop", "password": PASSWORD}
+    if scopes is not None:
+        body["scopes"] = scopes
     made = http.post("/api/me/tokens", json=body)
     assert made.status_code == 201, made.text
     return http, name, made.json()["token"]
@@ -90,15 +92,22 @@ def code_of(answer: httpx.Response) -> str:
 
 def test_tokens_are_a_bot_accounts_own_hashed_listed_revocable_and_no_session(server: Any) -> None:
     http, _ = person(server)
-    assert code_of(http.post("/api/me/tokens", json={"name": "x"})) == "not_bot_account"
+    assert code_of(http.post("/api/me/tokens", json={"name": "x", "password": PASSWORD})) == "not_bot_account"
     assert code_of(http.post("/api/me/bot", json={"password": "wrong password!"})) == "wrong_password"
     upgraded = http.post("/api/me/bot", json={"password": PASSWORD})
     assert upgraded.status_code == 200 and upgraded.json()["account"]["bot_account"] is True
     assert http.get("/api/me").json()["account"]["bot_account"] is True
     assert code_of(http.post("/api/me/bot", json={"password": PASSWORD})) == "already_bot"
-    assert code_of(http.post("/api/me/tokens", json={"name": "x", "scopes": ["admin"]})) == "bad_request"
+    assert (
+        code_of(http.post("/api/me/tokens", json={"name": "x", "password": PASSWORD, "scopes": ["admin"]}))
+        == "bad_request"
+    )
+    # A session alone mints no token (a stolen one would outlive a password change): the password again.
+    assert code_of(http.post("/api/me/tokens", json={"name": "x"})) == "bad_request"
+    assert code_of(http.post("/api/me/tokens", json={"name": "x", "password": "wrong password!"})) == "wrong_password"
+    assert http.get("/api/me/tokens").json()["tokens"] == []
 
-    made = http.post("/api/me/tokens", json={"name": "laptop"}).json()
+    made = http.post("/api/me/tokens", json={"name": "laptop", "password": PASSWORD}).json()
     token = made["token"]
     assert token.startswith("fsb_") and made["scopes"] == ["bot:read", "bot:play"]
     listed = http.get("/api/me/tokens").json()["tokens"]

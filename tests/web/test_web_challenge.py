@@ -47,6 +47,7 @@ def bot_account(page: Page) -> tuple[str, str]:
     expect(page.locator("#profile-bot-account")).to_have_text("bot account")
     expect(page.locator("#bot-tokens")).to_contain_text("No token yet.")
     page.fill("#bot-token-name", "laptop")
+    page.fill("#bot-token-password", PASSWORD)
     page.click("#bot-token-create")
     expect(page.locator("#bot-token-status")).to_have_text("Copy the token now: it will not be shown again.")
     expect(page.locator("#bot-tokens li")).to_contain_text("laptop")

@@ -51,7 +51,7 @@ def bot_in_the_queue(base: str) -> tuple[str, subprocess.Popen[str]]:
     with httpx.Client(base_url=base, timeout=30) as http:
         assert http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
         assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
-        token = http.post("/api/me/tokens", json={"name": "pairing test"}).json()["token"]
+        token = http.post("/api/me/tokens", json={"name": "pairing test", "password": PASSWORD}).json()["token"]
     command = [sys.executable, "-m", "forsale", "connect", "--server", base, "--bot", "random", "--pairing",
                "--pairing-players", "3"]  # fmt: skip
     process = subprocess.Popen(

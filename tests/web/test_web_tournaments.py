@@ -44,7 +44,7 @@ def api_person(base: str, name: str) -> httpx.Client:
 def bot_token(base: str, name: str) -> str:
     http = api_person(base, name)
     assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
-    made = http.post("/api/me/tokens", json={"name": "tournament"})
+    made = http.post("/api/me/tokens", json={"name": "tournament", "password": PASSWORD})
     http.close()
     return str(made.json()["token"])
 

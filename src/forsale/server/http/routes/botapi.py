@@ -25,7 +25,7 @@ from ...table.seats import end_seat_tokens
 from ...tokens import new_token
 from ..common import address, body, body_of, errors, table_of
 from ..deps import TheAccounts, TheLobby, TheStorage
-from ..schemas import DeleteAccount, JoinPairing, Name, NoFields, _Strict
+from ..schemas import DeleteAccount, JoinPairing, Name, NoFields, Password, _Strict
 from .accounts import ended
 from .pairing import pairing_of, wish_of
 
@@ -35,9 +35,11 @@ SEAT_TAKEN_BY_BOT = "the bot took this seat up again with a fresh token; you are
 
 
 class NewToken(_Strict):
-    """``POST /api/me/tokens``: a name to tell tokens apart by, and its scopes (both by default)."""
+    """``POST /api/me/tokens``: a name to tell tokens apart by, its scopes (both by default), and the account's
+    password: a token outlives a password change, so a stolen session must not be able to mint one."""
 
     name: Name
+    password: Password
     scopes: Annotated[list[str], Field(min_length=1, max_length=len(SCOPES))] = list(SCOPES)
 
 
@@ -82,9 +84,11 @@ async def list_tokens(request: Request, accounts: TheAccounts) -> dict[str, Any]
     openapi_extra=body(NewToken, True),
 )
 async def create_token(request: Request, accounts: TheAccounts) -> dict[str, Any]:
-    """A new API token for the signed-in bot account: the answer holds the secret, shown this once."""
+    """A new API token for the signed-in bot account: the answer holds the secret, shown this once (``403
+    wrong_password`` without the account's password)."""
     account = await accounts.required(request, changing=True)
     sent = await body_of(request, NewToken)
+    await accounts.verify(account, sent.password, address(request))
     unknown = [s for s in sent.scopes if s not in SCOPES]
     if unknown:
         raise Refused("bad_request", f"scopes: {unknown[0][:40]!r} is none; the scopes are {', '.join(SCOPES)}")

@@ -1,6 +1,7 @@
 // @ts-check
 // One's own profile (#/me): turning the account into a bot account, and a bot account's API tokens
-// (docs/bot-api.md). The upgrade is for good and asks for the password again. A new token's secret is shown once,
+// (docs/bot-api.md). The upgrade is for good and asks for the password again, and so does a new token (it outlives a
+// password change: a borrowed session must not mint one). A new token's secret is shown once,
 // in a read-only field to copy; the list shows each token's name, scopes and last use, and revokes it at once.
 import { formDialog } from "./account.js";
 import { call } from "./api.js";
@@ -10,7 +11,7 @@ import { dateTime, t } from "./i18n.js";
 export const botApi = {
   become: (password) => call("POST", "/api/me/bot", { password }),
   tokens: () => call("GET", "/api/me/tokens"),
-  create: (name) => call("POST", "/api/me/tokens", { name }),
+  create: (name, password) => call("POST", "/api/me/tokens", { name, password }),
   revoke: (id) => call("DELETE", `/api/me/tokens/${encodeURIComponent(id)}`),
 };
 
@@ -43,6 +44,7 @@ export function botPanel(isBot, reload) {
   const said = h("p.hint", { id: "bot-token-status", role: "status" });
   const secret = h("input", { type: "text", id: "bot-token-secret", readonly: true, hidden: true, "aria-label": t("botaccount.secretLabel") });
   const name = h("input", { type: "text", id: "bot-token-name", maxlength: 40, required: true, autocomplete: "off" });
+  const password = h("input", { type: "password", id: "bot-token-password", required: true, autocomplete: "current-password" });
 
   async function show() {
     try {
@@ -82,7 +84,8 @@ export function botPanel(isBot, reload) {
       onsubmit: async (event) => {
         event.preventDefault();
         try {
-          const made = await botApi.create(name.value.trim());
+          const made = await botApi.create(name.value.trim(), password.value);
+          password.value = "";
           secret.value = made.token;
           secret.hidden = false;
           secret.select();
@@ -95,6 +98,7 @@ export function botPanel(isBot, reload) {
       },
     },
     h("label", { for: "bot-token-name" }, t("botaccount.tokenName"), name),
+    h("label", { for: "bot-token-password" }, t("account.password"), password),
     h("div.row", null, h("button.btn.primary", { type: "submit", id: "bot-token-create" }, t("botaccount.create"))),
     secret,
     said,
