@@ -376,3 +376,30 @@ def test_joins_at_once_on_postgres_are_serialised(fresh_postgres: str) -> None:
             assert answers == [second_answer]
     finally:
         storage.close()
+
+
+def test_an_arena_whose_fill_bot_is_refused_voids_one_table_not_one_a_tick(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two alone in an arena with bots filling: the bot-filled table is refused for good, void once, and not
+    planned again at every look of the runner (a row and a log line a second for the whole window)."""
+    from forsale.server.lobby import tournaments as lobby_tournaments
+    from forsale.server.store.tournaments import op_advance, op_load
+
+    monkeypatch.setattr(lobby_tournaments, "ARENA_WAIT", 0.0)  # bots complete a table at once
+    sessions = {name: sign_up(client, name) for name in ("Z1", "Z2")}
+    as_account(client, sessions["Z1"])
+    body = {"name": "Lonely", "kind": "arena", "players": 3, "fill": "random", "minutes": 60, "start_players": 3}
+    tid = post(client, "/api/tournaments", body).json()["id"]
+    as_account(client, sessions["Z2"])
+    post(client, f"/api/tournaments/{tid}/join")
+    storage = client.app.state.lobby.storage  # type: ignore[attr-defined]
+    t, _, _ = storage.call(op_load(tid))
+    config = {**t.config, "fill": "no-such-bot", "start_players": 2}
+    assert storage.call(op_advance(tid, t.version, config=config))
+    wait_for(client, tid, "running")
+    runner = client.app.state.tournaments  # type: ignore[attr-defined]
+    for _ in range(3):  # the runner's looks, at once (its own ticks may come between: the same either way)
+        client.portal.call(runner.advance, tid, time.time())  # type: ignore[union-attr]
+    tables = storage.call(op_load(tid))[2]
+    assert [(tb.game_id, tb.points) for tb in tables] == [(None, {})]

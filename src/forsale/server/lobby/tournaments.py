@@ -484,7 +484,10 @@ class Tournaments:
                 if a in free_since and tb.finished_at is not None:
                     free_since[a] = max(free_since[a], tb.finished_at)
         planned: list[list[str | None]] = [list(tb) for tb in swiss.arena_tables(order, size)]
-        if not planned and order and t.config.get("fill") and max(now - free_since[a] for a in order) >= ARENA_WAIT:
+        # A void table (seating refused for good) is most likely its fill bot refused: no more of those, or one
+        # would be planned and voided every tick until the window closes.
+        fill = t.config.get("fill") and not any(tb.game_id is None and tb.points is not None for tb in tables)
+        if not planned and order and fill and max(now - free_since[a] for a in order) >= ARENA_WAIT:
             planned.append([*order, *([None] * (size - len(order)))])  # one or two alone: bots complete the table
         if not planned:
             return
