@@ -17,6 +17,7 @@ import inspect
 import json
 import logging
 import random
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,12 @@ thread, so a slow search does not stop the connection from answering the server'
 
 BACKOFF = (0.5, 15.0)
 """A retry's first and longest wait in seconds: doubled after each failure, with jitter, reset by a success."""
+
+TAKEN_LIMIT = 3
+"""Times in a row another copy of the bot may take a table's seat before this copy stops playing that table."""
+
+STEADY_S = 60.0
+"""Seconds a seat held ends a run of losses: a copy that kept the seat that long was not in a fight."""
 
 
 class ClientError(Exception):
@@ -108,6 +115,9 @@ class BotClient:
     (``POST /api/me/tokens``). Every REST call raises :class:`ClientError` when the server refuses it; a
     ``429`` is waited out (``Retry-After``) and tried again.
     """
+
+    retake_backoff: tuple[float, float] = BACKOFF
+    """The first and longest wait before a table's seat is taken again after its token ended (:meth:`play`)."""
 
     def __init__(self, server: str, token: str, *, timeout: float = 40.0) -> None:
         self.base = check_server(server)
@@ -207,20 +217,37 @@ class BotClient:
         an action the server refuses as ``illegal`` is replaced by the view's first legal one, so the seat is
         never left to the clock by a bug. Reconnects with backoff when the connection drops, and asks for the seat
         again when that request's connection fails (a kept-alive connection the server closed as it was reused);
-        takes a fresh seat token when told its token ended (``bad_token``).
+        takes a fresh seat token when told its token ended (``bad_token``), after a backoff of its own.
+
+        Two copies of one bot would take the seat from each other for ever, each seat request ending the other's
+        token: a loss with no ``why`` is another copy's seat request, and after :data:`TAKEN_LIMIT` of them in a
+        row (none after a seat held :data:`STEADY_S`) this copy gives the table up, raising
+        :class:`ClientError` ``seat_taken`` (the runner's one log line). A token ended by the account's owner
+        (``why``: a password change, a sign-out everywhere, a revoked API token) is taken up again.
         """
-        backoff = Backoff()
+        backoff, retake = Backoff(), Backoff(*self.retake_backoff)
+        taken = 0
         sat = await self._seat_again(table_id, backoff)
         while True:
+            started = time.monotonic()
             try:
                 over = await self._session(table_id, sat, policy, backoff)
             except (OSError, ConnectionClosed, InvalidHandshake, TimeoutError) as failure:
                 log.info("table %s: connection lost (%s); trying again", table_id, failure)
                 await backoff.wait()
                 continue
-            if over is not None:
+            if isinstance(over, GameOver):
                 return over
-            sat = await self._seat_again(table_id, backoff)  # our token ended (another copy of the bot, a revocation)
+            if (over.get("params") or {}).get("why") is None:
+                taken = 1 if time.monotonic() - started >= STEADY_S else taken + 1
+                if taken >= TAKEN_LIMIT:
+                    raise ClientError(
+                        "seat_taken",
+                        f"another copy of this bot is playing table {table_id} (it took the seat {taken} times in a"
+                        " row); this copy stops playing it",
+                    )
+            await retake.wait()
+            sat = await self._seat_again(table_id, backoff)
 
     async def _seat_again(self, table_id: str, backoff: Backoff) -> dict[str, Any]:
         """:meth:`seat`, tried again with backoff while the request fails on the way (not when the server refuses:
@@ -232,8 +259,11 @@ class BotClient:
                 log.info("table %s: asking for the seat failed (%r); trying again", table_id, failure)
                 await backoff.wait()
 
-    async def _session(self, table_id: str, sat: dict[str, Any], policy: Policy, backoff: Backoff) -> GameOver | None:
-        """One WebSocket at the table: the game's end, or None when the seat token no longer holds the seat."""
+    async def _session(
+        self, table_id: str, sat: dict[str, Any], policy: Policy, backoff: Backoff
+    ) -> GameOver | dict[str, Any]:
+        """One WebSocket at the table: the game's end, or the ``bad_token`` error when the seat token no longer
+        holds the seat (its ``params.why`` says who ended it)."""
         seat = int(sat["seat"])
         names = [s["name"] for s in sat["table"]["seats"]]
         try:
@@ -255,7 +285,7 @@ class BotClient:
                 if kind == "error":
                     code = msg.get("code")
                     if code == "bad_token":
-                        return None
+                        return dict(msg)
                     log.warning("table %s: %s: %s", table_id, code, msg.get("message"))
                     if pending is not None and msg.get("id") == pending:
                         pending = None
