@@ -210,6 +210,9 @@ test("a sale is revealed once, and the log is announced from where it was last s
   assert.deepEqual(unannounced(m, ["a", "b", "c"]), ["c"]); // the first time: the latest line only
   assert.deepEqual(unannounced(m, ["a", "b", "c", "d", "e"]), ["d", "e"]);
   assert.deepEqual(unannounced(m, "abcdefghijklmnopqrst".split("")), "mnopqrst".split("")); // at most 8
+  // ... but the player's own move is said however many bots' moves follow it
+  const own = "uvWxyzABCDEFGH".split("");
+  assert.deepEqual(unannounced(m, [..."abcdefghijklmnopqrst".split(""), ...own], (l) => l === "W"), ["W", ..."ABCDEFGH".split("")]);
 });
 
 test("a game against bots alone is solo", () => {

@@ -12,7 +12,8 @@ export function describe(ev, name, rounds) {
   // The page's own seat takes its own grammar ("You pass" / "Ann passes"): a message per person.
   const line = (cls, key, seat, params = {}) => {
     const who = name(seat);
-    return { cls, text: t(`${key}.${who === t("seat.you") ? "you" : "other"}`, { name: who, ...params }) };
+    const mine = who === t("seat.you");
+    return { cls, mine, text: t(`${key}.${mine ? "you" : "other"}`, { name: who, ...params }) };
   };
   switch (ev.kind) {
     case "round":

@@ -324,14 +324,19 @@ export function revealNow(m) {
 }
 
 /**
- * The log lines not yet announced to screen readers, of `lines` (at most the last 8), and remember them said.
+ * The log lines not yet announced to screen readers, of `lines` (at most the last 8, plus any older one `keep`
+ * marks: the player's own moves, so that a burst of bots' moves never swallows what the player just did), and
+ * remember them said.
  * @template T
  * @param {TableModel} m
  * @param {T[]} lines
+ * @param {(line: T) => boolean} [keep]
  * @returns {T[]}
  */
-export function unannounced(m, lines) {
+export function unannounced(m, lines, keep = () => false) {
   const from = m.announced === undefined || m.announced > lines.length ? lines.length - 1 : m.announced;
   m.announced = lines.length;
-  return lines.slice(Math.max(0, from, lines.length - 8));
+  const start = Math.max(0, from);
+  const tail = Math.max(start, lines.length - 8);
+  return [...lines.slice(start, tail).filter(keep), ...lines.slice(tail)];
 }

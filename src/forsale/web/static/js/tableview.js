@@ -511,7 +511,7 @@ export function drawTable(root, m, ui) {
 function announcement(m, sc) {
   const v = m.view;
   const lines = storyLines(sc.folded, (s) => seatName(sc, s), sc.rounds);
-  const parts = unannounced(m, lines).map((l) => l.text);
+  const parts = unannounced(m, lines, (l) => Boolean(l.mine)).map((l) => l.text);
   if (waitingForPlayers(m)) parts.push(t("waiting.title"));
   else if (v.phase === "auction" && v.turn !== null && v.turn !== undefined) {
     parts.push(v.turn === m.seat && !m.watch ? t("felt.toBid.you") : t("felt.toBid.other", { name: seatName(sc, v.turn) }));
