@@ -43,6 +43,11 @@ Modes (any together; official rules):
 - ``--beside BOT`` with ``--vs``: ``BOT`` in the candidate's seat too, at
   the same deals, and the paired per-deal difference candidate - BOT (the
   baselines' homogeneous tables against ``hard-v1``, for instance);
+- ``--split`` with ``--vs``: where the candidate's points come from, the
+  auction against the sale (:func:`phase_split`): per game, the total value
+  of the houses it bought, the coins it paid, the cheques those houses
+  earned, and its score; with ``--beside``, each paired deal by deal, so a
+  loss to the other bot is placed in the phase that makes it;
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
   members) over every combination, or ``--rr-tables`` of them drawn by seed;
@@ -82,9 +87,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from forsale.arena import GameResult, run_tournament
+from forsale.arena import GameResult, mean_ci, run_tournament
 from forsale.arena.tournament import SEATINGS
 from forsale.bots import make_agent
+from forsale.record import from_record
 from harness import population
 from harness.population import held_out
 from harness.stats import paired_round_robins, pooled_round_robins, ranking, rounded, share_ci
@@ -95,7 +101,7 @@ ROUND_ROBIN_POPULATION = 3
 
 CONFIG_KEYS = (
     "games", "budget", "seed", "workers", "tables", "at", "players", "rr_tables", "members", "members_vs", "seating",
-    "fields", "field_members", "field_players", "exploit", "exploiters", "beside",
+    "fields", "field_members", "field_players", "exploit", "exploiters", "beside", "split",
 )  # fmt: skip
 """The options a report's ``config`` records, so that a run can be repeated from its JSON."""
 
@@ -147,8 +153,10 @@ def share_summary(results: Sequence[GameResult], spec: str, players: int) -> dic
     }  # fmt: skip
 
 
-def play(lineup: list[str], games: int, seed: int, args: argparse.Namespace, advance: Advance) -> list[GameResult]:
-    """The table's games, with the workers and the seating of ``args``."""
+def play(
+    lineup: list[str], games: int, seed: int, args: argparse.Namespace, advance: Advance, records: bool = False
+) -> list[GameResult]:
+    """The table's games, with the workers and the seating of ``args`` (``records``: keep each game's record)."""
     n = len(lineup)
     return run_tournament(
         lineup,
@@ -157,8 +165,51 @@ def play(lineup: list[str], games: int, seed: int, args: argparse.Namespace, adv
         jobs=args.workers,
         on_result=advance,
         seating=args.seating,
+        records=records,
         bot_modules=[population.__name__],  # the pop-... members, in every worker
     )
+
+
+SPLIT = ("houses", "paid", "cheques", "score")
+"""What :func:`phase_split` reports per game: the houses' total value bought, the coins paid for them, the
+cheques those houses earned, and the final score."""
+
+
+def phase_split(results: Sequence[GameResult], spec: str, players: int) -> dict[str, dict[str, Any]]:
+    """Where ``spec``'s points come from, auction against sale: per quantity of :data:`SPLIT`, its mean per
+    game with the 95% interval over deals, and the per-deal means (for pairing with another bot's).
+
+    A bot that buys the same houses for fewer coins did better in the auction; one that earns fewer cheques
+    from houses as good did worse in the sale. Needs the games' records (``play(..., records=True)``).
+    """
+    per_deal: dict[str, dict[int, list[float]]] = {key: defaultdict(list) for key in SPLIT}
+    for result in results:
+        assert result.record is not None, "phase_split needs the games' records"
+        state = from_record(result.record)
+        for seat, bot in enumerate(result.bots):
+            if bot != spec:
+                continue
+            taken = [(house, paid) for _, s, house, paid in state.takes if s == seat]
+            deal = result.index // players
+            per_deal["houses"][deal].append(sum(house for house, _ in taken))
+            per_deal["paid"][deal].append(sum(paid for _, paid in taken))
+            per_deal["cheques"][deal].append(sum(state.cheques_won[seat]))
+            per_deal["score"][deal].append(result.scores[seat])
+    out = {}
+    for key in SPLIT:
+        means = [sum(v) / len(v) for _, v in sorted(per_deal[key].items())]
+        mean, lo, hi = mean_ci(means)
+        out[key] = {"mean": mean, "ci": [lo, hi], "per_deal": means}
+    return out
+
+
+def split_difference(mine: dict[str, dict[str, Any]], theirs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Each quantity of two :func:`phase_split` reports of the same deals, paired deal by deal: mean and interval."""
+    out = {}
+    for key in SPLIT:
+        mean, lo, hi = mean_ci([a - b for a, b in zip(mine[key]["per_deal"], theirs[key]["per_deal"])])
+        out[key] = {"mean": mean, "ci": [lo, hi]}
+    return out
 
 
 # -- the modes -------------------------------------------------------------------------
@@ -174,12 +225,18 @@ def paired(mine: Sequence[GameResult], theirs: Sequence[GameResult], a: str, b: 
 def vs_mode(candidate: str, opponent: str, args: argparse.Namespace, advance: Advance) -> dict[str, Any]:
     """The candidate against three copies of ``opponent`` (and ``--beside``'s bot in its seat, paired)."""
     lineup = [candidate] + [opponent] * (TABLE_SEATS - 1)
-    results = play(lineup, args.games, args.seed, args, advance)
+    results = play(lineup, args.games, args.seed, args, advance, records=args.split)
     row = {"opponent": opponent, "lineup": lineup, "seed": args.seed, **share_summary(results, candidate, TABLE_SEATS)}
+    if args.split:
+        row["split"] = phase_split(results, candidate, TABLE_SEATS)
     if args.beside and args.beside != candidate:
-        theirs = play([args.beside] + [opponent] * (TABLE_SEATS - 1), args.games, args.seed, args, advance)
+        lineup = [args.beside] + [opponent] * (TABLE_SEATS - 1)
+        theirs = play(lineup, args.games, args.seed, args, advance, records=args.split)
         row["beside"] = {"bot": args.beside, **share_summary(theirs, args.beside, TABLE_SEATS)}
         row["difference"] = paired(results, theirs, candidate, args.beside, TABLE_SEATS)
+        if args.split:
+            row["beside"]["split"] = phase_split(theirs, args.beside, TABLE_SEATS)
+            row["split_difference"] = split_difference(row["split"], row["beside"]["split"])
     return row
 
 
@@ -353,6 +410,8 @@ def show(report: dict[str, Any], candidate: str) -> None:
             cells += [f"{vs['difference']['mean']:+.1%}{flag}", interval(vs["difference"]["ci"])]
         table.add_row(*cells)
         console.print(table)
+        if "split" in vs:
+            show_split(console, vs, candidate)
     tables = report.get("tables")
     if tables:
         has_expert = "expert_average" in tables
@@ -463,6 +522,29 @@ def show(report: dict[str, Any], candidate: str) -> None:
         console.print(f"skipped (not in this checkout): {', '.join(report['skipped'])}")
 
 
+def show_split(console: Any, vs: dict[str, Any], candidate: str) -> None:
+    """One ``--vs`` table's :func:`phase_split` (and the ``--beside`` bot's, with the paired differences)."""
+    from rich.table import Table
+
+    table = Table(title=f"{candidate} against three {vs['opponent']}: auction and sale, per game")
+    table.add_column("bot", justify="left")
+    for key in SPLIT:
+        table.add_column(key, justify="right")
+    rows = [(candidate, vs["split"])]
+    if "beside" in vs:
+        rows.append((vs["beside"]["bot"], vs["beside"]["split"]))
+    for bot, split in rows:
+        table.add_row(
+            bot, *(f"{split[k]['mean']:.1f} ({split[k]['ci'][0]:.1f}-{split[k]['ci'][1]:.1f})" for k in SPLIT)
+        )
+    if "split_difference" in vs:
+        diff = vs["split_difference"]
+        table.add_row(
+            "difference", *(f"{diff[k]['mean']:+.1f} ({diff[k]['ci'][0]:+.1f}, {diff[k]['ci'][1]:+.1f})" for k in SPLIT)
+        )
+    console.print(table)
+
+
 def plot(report: dict[str, Any], candidate: str, path: str) -> None:
     """Per-table shares of the candidate and expert with their intervals (needs matplotlib): the mixed
     held-out tables of ``--tables`` and the homogeneous fields of ``--fields``, a panel each."""
@@ -523,6 +605,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--exploit", type=int, default=0, metavar="K", help="K held-out members, each vs n-1 candidates")
     p.add_argument("--exploiter", action="append", default=[], metavar="MEMBER", help="this member in --exploit")
     p.add_argument("--beside", metavar="BOT", help="with --vs: BOT in the candidate's seat too, paired on the deals")
+    p.add_argument(
+        "--split", action="store_true", help="with --vs: houses bought, coins paid, cheques earned (auction vs sale)"
+    )
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")
     p.add_argument(

@@ -250,3 +250,33 @@ def test_exploit_seats_each_member_against_copies_of_the_candidate_and_beside_pa
         assert not png.exists()
     with pytest.raises(SystemExit):
         module.main(["--candidate", "smart", "--exploiter", "prudent-not-a-member"])
+
+
+def test_split_places_the_points_in_the_auction_or_the_sale_and_pairs_them_with_the_beside_bot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--split: houses bought, coins paid and cheques earned per game add up to the score, and pair deal by deal."""
+    import importlib.util
+
+    from forsale.rules import Ruleset
+
+    spec = importlib.util.spec_from_file_location("bench_strength_split", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "split.json"
+    args = ["--candidate", "cheapskate", "--vs", "smart", "--beside", "bigspender", "--split", "--games", "8"]
+    assert module.main([*args, "--seed", "3", "--no-progress", "--json", str(out)]) == 0
+    (vs,) = json.loads(out.read_text())["vs"]
+    start = Ruleset.parse(None, 4).starting_coins
+    for split in (vs["split"], vs["beside"]["split"]):
+        assert set(split) == {"houses", "paid", "cheques", "score"} and len(split["paid"]["per_deal"]) == 2
+        for deal in range(2):  # a score is the cheques earned plus the coins kept
+            cheques, paid = split["cheques"]["per_deal"][deal], split["paid"]["per_deal"][deal]
+            assert abs(split["score"]["per_deal"][deal] - (cheques + start - paid)) < 1e-9
+            assert 0 <= paid <= start and split["houses"]["per_deal"][deal] > 0
+    # cheapskate spends at most a quarter of its coins a round, bigspender up to three quarters
+    assert vs["split"]["paid"]["mean"] < vs["beside"]["split"]["paid"]["mean"]
+    for key, diff in vs["split_difference"].items():
+        assert abs(diff["mean"] - (vs["split"][key]["mean"] - vs["beside"]["split"][key]["mean"])) < 1e-9
+    assert "auction and sale, per game" in capsys.readouterr().out
