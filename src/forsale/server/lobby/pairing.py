@@ -22,7 +22,6 @@ what the REST endpoints (:mod:`forsale.server.http.routes.pairing`) and the Bot 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -30,10 +29,10 @@ from typing import Any
 
 from ...arena.ratings import model
 from ..errors import Refused
-from ..store.outage import Unavailable
 from ..store.pairing import Claimed, Entry, op_claim, op_counts, op_entry, op_join, op_leave, op_queue, op_touch
 from .lobby import Lobby, TableRequest
 from .matching import PLAYER_COUNTS, Match, Seeker, match
+from .rounds import Rounds
 from .seating import Entrant, seat_entrants
 
 log = logging.getLogger("forsale.server")
@@ -108,8 +107,8 @@ class Pairing:
         self.storage = lobby.storage
         self.every, self.ttl, self.time_limit = every, ttl, time_limit
         self.tables_made = 0
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self.rounds = Rounds(self._round, every, "quick pairing")
+        self._beaten = 0.0
         self._counts: tuple[float, dict[str, int]] | None = None
 
     # -- what accounts do -------------------------------------------------------------
@@ -126,7 +125,7 @@ class Pairing:
             raise Refused("already_playing", PLAYING_RATED, 409)
         if joined.status == "too_many_games":
             raise Refused("too_many_games", TOO_MANY_GAMES, 429)
-        self._wake.set()
+        self.rounds.wake()
         self._count_join(wish.rated)
         return {"pairing": shown(joined.entry), "counts": await self.counts(), "after": joined.last_notice}
 
@@ -162,31 +161,16 @@ class Pairing:
 
     # -- the matcher ----------------------------------------------------------------------
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self.rounds.start()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self.rounds.close()
 
-    async def _run(self) -> None:
-        beaten = 0.0
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.every)
-            self._wake.clear()
-            try:
-                if time.monotonic() - beaten >= BEAT:
-                    beaten = time.monotonic()
-                    await self.beat()
-                await self.tick()
-            except Unavailable:  # logged once per outage (forsale.server.store.outage); the queue waits in the database
-                pass
-            except Exception:
-                log.exception("quick pairing: a matching round failed")
+    async def _round(self) -> None:
+        if time.monotonic() - self._beaten >= BEAT:
+            self._beaten = time.monotonic()
+            await self.beat()
+        await self.tick()
 
     async def beat(self) -> None:
         """Renew the entries of the accounts that read their notices on this node now (see the module docstring)."""

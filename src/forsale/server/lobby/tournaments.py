@@ -19,8 +19,6 @@ The rules (who plays whom, points, standings) are :mod:`forsale.server.lobby.swi
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -58,6 +56,7 @@ from ..store.tournaments import (
 )
 from . import swiss
 from .lobby import Lobby, TableRequest
+from .rounds import Rounds
 from .seating import Entrant, seat_entrants
 
 log = logging.getLogger("forsale.server")
@@ -117,9 +116,7 @@ class Tournaments:
     def __init__(self, lobby: Lobby, tick: float = TICK) -> None:
         self.lobby = lobby
         self.storage = lobby.storage
-        self.every = tick
-        self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
+        self.rounds = Rounds(self.tick, tick, "tournaments")
         self._said: dict[str, str] = {}  # each tournament's last failure logged (see _failed)
 
     # -- what accounts do ---------------------------------------------------------------
@@ -170,7 +167,7 @@ class Tournaments:
             finished_at=None,
         )
         await self.storage.run(op_create(t, account["name"], bool(account.get("bot_account")), s.join))
-        self._wake.set()
+        self.rounds.wake()
         return await self.view(t.id, account["id"])
 
     def _check_tables(self, s: Settings) -> None:
@@ -207,7 +204,7 @@ class Tournaments:
         }
         if status in refusals:
             raise refusals[status]
-        self._wake.set()
+        self.rounds.wake()
         return await self.view(tournament_id, account["id"])
 
     async def withdraw(self, tournament_id: str, account_id: str) -> dict[str, Any]:
@@ -243,7 +240,7 @@ class Tournaments:
             )
         if not await self.storage.run(op_advance(t.id, t.version, **self._starting(t))):
             raise Refused("tournament_closed", "this tournament changed meanwhile: look again", 409)
-        self._wake.set()
+        self.rounds.wake()
         return await self.view(tournament_id, account_id)
 
     async def cancel(self, tournament_id: str, account_id: str) -> dict[str, Any]:
@@ -311,27 +308,10 @@ class Tournaments:
 
     # -- the runner ----------------------------------------------------------------------
     def start_runner(self) -> None:
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self.rounds.start()
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.every)
-            self._wake.clear()
-            try:
-                await self.tick()
-            except Unavailable:  # logged once per outage (forsale.server.store.outage); the tournaments wait
-                pass
-            except Exception:
-                log.exception("tournaments: a round of the runner failed")
+        await self.rounds.close()
 
     async def tick(self, now: float | None = None) -> None:
         """Do what is due in every open or running tournament (see the module docstring)."""
@@ -386,7 +366,7 @@ class Tournaments:
         if enough and ((wanted is not None and entries >= wanted) or timed):
             if await self.storage.run(op_advance(t.id, t.version, **self._starting(t))):
                 log.info("tournament %s: started with %d players", t.id, entries)
-                self._wake.set()
+                self.rounds.wake()
         elif timed:  # its time came without enough players
             await self.storage.run(op_advance(t.id, t.version, status=CANCELLED, finished_at=now))
             log.info(
@@ -463,7 +443,7 @@ class Tournaments:
         planned: list[list[str | None]] = [[*seat, *([None] * b)] for seat, b in zip(seating, bots, strict=True)]
         if await self.storage.run(op_plan(t.id, t.version, t.round + 1, planned, round=t.round + 1)):
             log.info("tournament %s: round %d planned, %d tables", t.id, t.round + 1, len(planned))
-            self._wake.set()
+            self.rounds.wake()
 
     async def _arena(self, t: Tournament, players: list[Player], tables: list[Table], now: float) -> None:
         busy = {a for tb in tables if tb.points is None for a in tb.entrants if a is not None}
@@ -492,7 +472,7 @@ class Tournaments:
         if not planned:
             return
         if await self.storage.run(op_plan(t.id, t.version, t.round + 1, planned, round=t.round + 1)):
-            self._wake.set()
+            self.rounds.wake()
 
 
 def _games(tables: list[Table]) -> list[swiss.Game]:
