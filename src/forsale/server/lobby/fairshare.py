@@ -43,7 +43,9 @@ must not be able to crowd everyone else out by opening many tables. So:
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -216,6 +218,17 @@ class Shares:
         if owner is None or limit is None or table.config.rated or not bots_only(table):
             return False
         return self.counts(tables, owner, leaving_out=table.id)[2] >= limit
+
+    @contextlib.contextmanager
+    def creating(self, table_id: str) -> Iterator[None]:
+        """Around storing a claimed table: live if the block ends well, its claim gone if it raises (then
+        re-raised), so a failed store cannot leave a claim that counts against its owner for ever."""
+        try:
+            yield
+        except BaseException:
+            self.created(table_id, ok=False)
+            raise
+        self.created(table_id, ok=True)
 
     def created(self, table_id: str, ok: bool) -> None:
         """The claimed table is live (``ok``) or was not created after all (its claim goes)."""

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 import secrets
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ForSaleError
 from ...rules import Ruleset
-from ...state import Deal
 from ..errors import Refused
 from ..names import SOLO_NAME, bot_name, joined_name, open_seat_name, table_name
 from ..ops.botrunner import DEFAULT_MAX_TIME, BotRunner, Share, default_bot, validate_spec
@@ -30,6 +27,7 @@ from ..store.database import Fence, Op, Storage, StoredGame, StoredSeat
 from ..table.config import TableConfig
 from ..table.invites import invite_link
 from ..table.live import LiveTable
+from ..table.newgame import new_game
 from ..tokens import new_token
 from .fairshare import Limits, Shares, closes_when_quiet
 
@@ -57,6 +55,21 @@ class TableRequest:
     player_name: str | None = None
     rated: bool = False
     bot_delay: float | None = None
+
+    def config(self, rules: Ruleset, creator_account: str | None) -> dict[str, Any]:
+        """The table's settings as the game stores them (:meth:`TableConfig.stored`)."""
+        return TableConfig(
+            rules=rules.to_json(),
+            time_limit=self.time_limit,
+            turn_limit=self.turn_limit,
+            memory_aid=self.memory_aid,
+            hints=self.hints,
+            private=self.private or self.invite_only,  # unlisted (an invitation-only table is too)
+            spectator_chat=self.spectator_chat,
+            rated=self.rated,
+            creator_account=creator_account,
+            bot_delay=self.bot_delay,
+        ).stored()
 
 
 @dataclass(frozen=True)
@@ -304,43 +317,18 @@ class Lobby:
                 seats.append(StoredSeat(i, "human", body.player_name or joined_name(i), None, seat_hash, account_id))
             else:
                 seats.append(StoredSeat(i, "open", open_seat_name(i), None, None))
-        deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
-        now = time.time()
-        game = StoredGame(
-            id=secrets.token_urlsafe(6),
-            name=body.name or table_name(n),
-            status="playing" if all(s.kind != "open" for s in seats) else "waiting",
-            players=n,
-            config=TableConfig(
-                rules=rules.to_json(),
-                time_limit=body.time_limit,
-                turn_limit=body.turn_limit,
-                memory_aid=body.memory_aid,
-                hints=body.hints,
-                private=body.private or body.invite_only,  # unlisted (an invitation-only table is too)
-                spectator_chat=body.spectator_chat,
-                rated=body.rated,
-                creator_account=account_id,
-                bot_delay=body.bot_delay,
-            ).stored(),
-            deal={**deal.to_json(), "removed": deal.removed_to_json()},  # a record's deal, plus the removed cards
-            creator_hash=creator_hash,
-            created_at=now,
-            finished_at=None,
-            result=None,
-            seats=seats,
+        status = "playing" if all(s.kind != "open" for s in seats) else "waiting"
+        name = body.name or table_name(n)
+        game = new_game(
+            secrets.token_urlsafe(6), name, rules, body.config(rules, account_id), seats, creator_hash, status=status
         )
         if body.invite_only:
             invite, game.invite_hash = new_token()  # the code is shared in the invitation link; we keep its hash
         if owner is not None:  # refused here, before anything is stored, if the owner holds too many already
             bots = sum(1 for s in seats if s.kind == "bot")
             self.shares.claim(self.tables, owner, game.id, game.status == "waiting", bots, len(seats))
-        try:
+        with self.shares.creating(game.id):
             table = await self.add(game)
-        except BaseException:
-            self.shares.created(game.id, ok=False)
-            raise
-        self.shares.created(game.id, ok=True)
         if owner is not None:
             table.owner = owner  # kept after the game, for a rematch (forsale.server.table.rematch)
         self.start_expiry()

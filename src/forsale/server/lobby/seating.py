@@ -29,22 +29,20 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ForSaleError
 from ...rules import Ruleset
-from ...state import Deal
 from ..errors import Refused
 from ..names import bot_name, table_name
 from ..ops.botrunner import validate_spec
 from ..people.skill import check_rated_table
-from ..store.database import Op, StoredGame, StoredSeat
+from ..store.database import Op, StoredSeat
 from ..store.notices import Notice, op_post
-from ..table.config import TableConfig
 from ..table.live import LiveTable
+from ..table.newgame import new_game
 from ..tokens import new_token
 from .lobby import Lobby, TableRequest, both
 
@@ -126,37 +124,10 @@ async def seat_entrants(
             lobby.shares.record(owner, game_id)
         else:
             lobby.shares.claim(lobby.tables, owner, game_id, False, n - len(accounts), n)
-    deal = Deal.random(rules, random.SystemRandom())
     _, creator_hash = new_token()  # the token itself is dropped: nobody manages a table the server made
-    game = StoredGame(
-        id=game_id,
-        name=request.name or table_name(n),
-        status="playing",
-        players=n,
-        config=TableConfig(
-            rules=rules.to_json(),
-            time_limit=request.time_limit,
-            turn_limit=request.turn_limit,
-            memory_aid=request.memory_aid,
-            hints=request.hints,
-            private=request.private or request.invite_only,
-            spectator_chat=request.spectator_chat,
-            rated=request.rated,
-            creator_account=None,
-            bot_delay=request.bot_delay,
-        ).stored(),
-        deal={**deal.to_json(), "removed": deal.removed_to_json()},
-        creator_hash=creator_hash,
-        created_at=time.time(),
-        finished_at=None,
-        result=None,
-        seats=seats,
-    )
-    try:
+    name = request.name or table_name(n)
+    game = new_game(game_id, name, rules, request.config(rules, None), seats, creator_hash)
+    with lobby.shares.creating(game_id):
         table = await lobby.add(game, both(op_post(told), also))
-    except BaseException:
-        lobby.shares.created(game_id, ok=False)
-        raise
-    lobby.shares.created(game_id, ok=True)
     await lobby.notices.posted(accounts)
     return table

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -73,7 +74,7 @@ class TableShares(Protocol):
     def claim(
         self, tables: dict[str, LiveTable], owner: str, table_id: str, waiting: bool, bots: int, seats: int
     ) -> None: ...
-    def created(self, table_id: str, ok: bool) -> None: ...
+    def creating(self, table_id: str) -> AbstractContextManager[None]: ...
 
 
 class Host(Protocol):

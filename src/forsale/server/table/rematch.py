@@ -22,20 +22,21 @@ were sent (signed-in players also find the new game in their games).
 from __future__ import annotations
 
 import asyncio
-import random
 import secrets
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ...state import Deal, State
+from ...state import State
 from ..errors import Refused
 from ..names import bot_name
 from ..store.database import StoredGame, StoredSeat
 from ..tokens import new_token
 from .config import TableConfig
 from .connections import Conn, dumps
+from .newgame import new_game
 from .seats import Seat
 
 
@@ -74,7 +75,7 @@ class Shares(Protocol):
     """The lobby's per-client limits (:class:`forsale.server.lobby.fairshare.Shares`), as a rematch meets them."""
 
     def claim(self, tables: Any, owner: str, table_id: str, waiting: bool, bots: int, seats: int) -> None: ...
-    def created(self, table_id: str, ok: bool) -> None: ...
+    def creating(self, table_id: str) -> AbstractContextManager[None]: ...
 
 
 class Maker(Protocol):
@@ -229,27 +230,12 @@ async def _start(table: RematchTable, offer: Offer) -> None:
         else:
             bot = seat.bot or table.lobby.fallback_bot()
             new_seats[index] = StoredSeat(index, "bot", bot_name(bot), bot, None)
-    rules = table.state.rules
-    deal = Deal.random(rules, random.SystemRandom())  # server deals come from the OS's secret source
-    game = StoredGame(
-        id=game_id,
-        name=table.name,
-        status="playing",
-        players=n,
-        config=table.config.stored(),
-        deal={**deal.to_json(), "removed": deal.removed_to_json()},
-        creator_hash=table.creator_hash,
-        created_at=time.time(),
-        finished_at=None,
-        result=None,
-        seats=[s for s in new_seats if s is not None],
+    seated = [s for s in new_seats if s is not None]
+    game = new_game(
+        game_id, table.name, table.state.rules, table.config.stored(), seated, table.creator_hash,
         invite_hash=table.invite_hash,
-    )
-    try:
+    )  # fmt: skip
+    with shares.creating(game.id):
         new = await table.lobby.add(game)
-    except BaseException:
-        shares.created(game.id, ok=False)
-        raise
-    shares.created(game.id, ok=True)
     new.owner = table.owner
     offer.status, offer.table = "started", game.id
