@@ -3,8 +3,8 @@
 Starting a server is the measurement harness's (:class:`harness.serve.ServeProcess`, shared with the benchmarks;
 ``bench/`` is on pytest's ``pythonpath``): the fixtures here hand it out.
 
-Under ``pytest -n N --dist loadgroup`` (pytest-xdist) the tests are handed to the workers a module at a time
-(:func:`pytest_collection_modifyitems`), so a module's shared server, browser pages and ordered steps stay in
+Under ``pytest -n N`` (pytest-xdist) the tests are handed to the workers a module at a time
+(:func:`pytest_xdist_make_scheduler`), so a module's shared server, browser pages and ordered steps stay in
 one process; the tests whose checks are bounds on time go to one worker, one after another (:data:`TIMED`).
 Every session-wide resource is the worker's own: a PostgreSQL cluster in a temporary directory on a free port,
 a browser, servers on free ports, files under ``tmp_path``.
@@ -13,6 +13,7 @@ a browser, servers on free ports, files under ``tmp_path``.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import pytest
 
@@ -25,18 +26,25 @@ TIMED = (
     "tests/web/test_web_backoff.py",
 )
 """Tests that time a cluster's failover, a slow client's cut-off, a soak or a page's back-off: under pytest-xdist
-they share one worker (the group ``timed``), so no two of them load the machine at once."""
+they share one worker (the scope ``timed``), so no two of them load the machine at once."""
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With pytest-xdist installed: each test's ``xdist_group`` is its module's path, or ``timed`` (:data:`TIMED`),
-    unless it names one itself. ``--dist loadgroup`` then hands out whole groups; without it the mark does nothing."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            path = item.path.relative_to(config.rootpath).as_posix()
-            item.add_marker(pytest.mark.xdist_group("timed" if path.startswith(TIMED) else path))
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it installed, nothing calls it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under ``pytest -n N``: whole modules to a worker, and every test of :data:`TIMED` to one worker.
+
+    A scheduler rather than ``xdist_group`` marks: pytest 9 builds a test's id from its structured id, so the
+    ``@group`` suffix pytest-xdist 3.8 writes into ``_nodeid`` for ``--dist loadgroup`` is never seen, and the
+    groups silently fall apart (a module's tests then ran on two workers, each with its own module fixtures).
+    """
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "timed" if path.startswith(TIMED) else path
+
+    return ByModule(config, log)
 
 
 @pytest.fixture

@@ -29,7 +29,9 @@ LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
 def english(env: dict[str, str]) -> dict[str, str]:
     """``env`` with the C locale: these tests read the English messages whatever the machine's locale."""
-    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES}
+    # The terminal's size is the pseudo-terminal's own: pytest-xdist's workers carry COLUMNS=80 and LINES=24, which
+    # rich would believe before the terminal (and wrap the help text at 80 columns).
+    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES and k not in ("COLUMNS", "LINES")}
     return dict(env, LANG="C.UTF-8")
 
 
@@ -48,7 +50,9 @@ def spawn(env: dict[str, str], *args: str, width: int = 140, **locale: str) -> p
 
     What the program writes is kept in ``child.logfile_read`` (a ``StringIO``).
     """
-    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES}
+    # The terminal's size is the pseudo-terminal's own: pytest-xdist's workers carry COLUMNS=80 and LINES=24, which
+    # rich would believe before the terminal (and wrap the help text at 80 columns).
+    env = {k: v for k, v in env.items() if k not in LOCALE_VARIABLES and k not in ("COLUMNS", "LINES")}
     env.update(locale or {"LANG": "C.UTF-8"}, NO_COLOR="1")
     child = pexpect.spawn(
         sys.executable,
