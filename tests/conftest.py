@@ -47,6 +47,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return ByModule(config, log)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give each Schemathesis operation its own test id (``test_x[GET /api/health]``, as its name already says).
+
+    pytest 9 builds a test's id from its original name and its ``parametrize`` call, which Schemathesis does not
+    use: every operation of ``tests/server/test_server_fuzz_rest.py`` got the same id, so the report could not say
+    which one failed and pytest-xdist, which hands tests out by id, ran only the first of them.
+    """
+    for item in items:
+        original = getattr(item, "originalname", None)
+        named = original and item.name.startswith(f"{original}[") and item.name.endswith("]")
+        if named and not item.nodeid.endswith("]") and item.parent is not None:
+            item._id = item.parent.id.child(original).with_params(item.name[len(original) + 1 : -1])  # type: ignore[attr-defined]
+
+
 @pytest.fixture
 def forsale_cmd() -> list[str]:
     """The argv prefix that runs this checkout's ``forsale`` command."""

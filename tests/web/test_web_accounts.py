@@ -9,30 +9,17 @@ condition of the page.
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
-PASSWORD = "correct horse battery staple"
+from .accounts import PASSWORD, sign_up, unique
+
 # Ratings show on the 1500-centred scale (1500 + 40 * (mu - 3 sigma)): whole numbers near 1500, never "-2.76".
 NUMBER = re.compile(r"^1[0-9]{3}$")
 PLOT_LABEL = re.compile(r"^Rating after each rated game: 1 game, from 1[0-9]{3} to 1[0-9]{3}$")
 CHANGE = re.compile(r"^Your rating: 1500 → (1[0-9]{3}) \(([+−]\d+|±0)\)$")
 REPLAY = re.compile(r"^#/replay/[\w-]+$")
-
-
-def unique(prefix: str) -> str:
-    """A name no other test on the shared server has (names are at most 24 characters)."""
-    return f"{prefix}{uuid.uuid4().hex[:10]}"
-
-
-def sign_up(page: Page, name: str) -> None:
-    page.click("#sign-up")
-    page.fill("#account-name", name)
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_have_text(name)
 
 
 def sign_in(page: Page, name: str) -> None:

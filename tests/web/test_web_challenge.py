@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -21,24 +20,21 @@ from playwright.sync_api import Page, expect
 
 from harness.serve import checkout_env
 
+from . import accounts
+from .accounts import PASSWORD, unique
 from .test_web_a11y import audit_themes
 
-PASSWORD = "correct horse battery staple"
 TABLE = re.compile(r"#/table/([\w-]+)$")
 
 
 def sign_up(page: Page, name: str) -> None:
     page.goto("/")
-    page.click("#sign-up")
-    page.fill("#account-name", name)
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_be_visible()
+    accounts.sign_up(page, name)
 
 
 def bot_account(page: Page) -> tuple[str, str]:
     """A bot account made in the page, on its own profile, and an API token made there: its name and the token."""
-    name = f"Bot{uuid.uuid4().hex[:8]}"
+    name = unique("Bot")
     sign_up(page, name)
     page.goto("/#/me")
     page.click("#become-bot")
@@ -71,7 +67,7 @@ def test_a_person_challenges_a_bot_account_from_its_profile_and_plays_it_to_the_
     )  # fmt: skip
     try:
         page = new_page()
-        sign_up(page, f"Chal{uuid.uuid4().hex[:8]}")
+        sign_up(page, unique("Chal"))
 
         page.goto(f"/#/player/{bot}")
         expect(page.locator("#profile-bot-account")).to_have_text("bot account")

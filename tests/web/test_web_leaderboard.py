@@ -7,11 +7,11 @@ break anywhere. The account's "Change password" and "Delete my account" touched.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
+from .accounts import sign_up, unique
 from .conftest import MENUS_CUT, WORDS_BROKEN
 
 SIZES = [(1280, 800), (390, 844)]
@@ -27,12 +27,8 @@ def test_the_leaderboard_and_a_profile_keep_their_words_whole_in_every_language(
 ) -> None:
     page = new_page(width=1280, height=800)
     page.goto("/")
-    page.click("#sign-up")
-    name = f"Lea{uuid.uuid4().hex[:8]}"
-    page.fill("#account-name", name)
-    page.fill("#account-password", "correct horse battery staple")
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_have_text(name)
+    name = unique("Lea")
+    sign_up(page, name)
     page.select_option("#solo-players", "2")
     page.select_option("#solo-bot", "random")
     page.check("#solo-rated")  # a rated game: the player has ratings, the leaderboard rows

@@ -9,16 +9,15 @@ comes in that language), resized to each size: the whole tour costs one short ga
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 
+from .accounts import sign_up, unique
 from .conftest import ARTIFACTS, MENUS_CUT
 
 LOCALES = {"en": "en-US", "fr": "fr-FR", "nl": "nl-NL", "it": "it-IT", "de": "de-DE"}
 SIZES = [(1280, 800), (390, 844)]
-PASSWORD = "correct horse battery staple"
 
 # What is wrong on the page as it is drawn: a list of sentences, empty when all is well.
 #  - the page wider than the window (a sideways scroll);
@@ -89,11 +88,7 @@ def test_every_screen_fits_its_window_in_each_language(new_page: Callable[..., P
     problems: list[str] = []
     page.goto("/")
     page.wait_for_selector("#solo-bot option[value=hard]", state="attached")
-    page.click("#sign-up")
-    page.fill("#account-name", f"Fit{uuid.uuid4().hex[:10]}")
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_be_visible()
+    sign_up(page, unique("Fit"))
     in_each_language(page, "lobby", "#solo-bot option[value=hard]", problems)
 
     page.set_viewport_size({"width": 1280, "height": 800})

@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable
 
 import httpx
@@ -22,18 +21,10 @@ from playwright.sync_api import Page, expect
 
 from harness.serve import checkout_env
 
+from .accounts import PASSWORD, sign_up, unique
 from .test_web_a11y import audit_themes
 
-PASSWORD = "correct horse battery staple"
 TABLE = re.compile(r"#/table/([\w-]+)$")
-
-
-def sign_up(page: Page, name: str) -> None:
-    page.click("#sign-up")
-    page.fill("#account-name", name)
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_have_text(name)
 
 
 def ask_for_a_table(page: Page, bots_after: str) -> None:
@@ -51,7 +42,7 @@ def look_for_players(page: Page, bots_after: str) -> None:
 def bot_in_the_queue(base: str) -> tuple[str, subprocess.Popen[str]]:
     """A new bot account waiting for a table of three through ``forsale connect --pairing``: its name and process,
     once the server counts it waiting."""
-    name = f"Bot{uuid.uuid4().hex[:8]}"
+    name = unique("Bot")
     with httpx.Client(base_url=base, timeout=30) as http:
         assert http.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
         assert http.post("/api/me/bot", json={"password": PASSWORD}).status_code == 200
@@ -77,7 +68,7 @@ def test_two_people_and_a_bot_account_find_each_other_through_quick_pairing(
     new_page: Callable[..., Page], web_server: str
 ) -> None:
     laptop, phone = new_page(), new_page(width=390, height=844)
-    names = [f"Pair{uuid.uuid4().hex[:8]}", f"Mate{uuid.uuid4().hex[:8]}"]
+    names = [unique("Pair"), unique("Mate")]
     laptop.goto("/")
     expect(laptop.locator("#pairing-sign-in")).to_be_visible()  # a guest is asked to sign in first
     expect(laptop.locator("#pairing-form")).to_be_hidden()

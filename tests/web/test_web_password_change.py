@@ -8,12 +8,11 @@ changed the password) takes its seat back with a fresh token at once, instead of
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page
 
-PASSWORD = "correct horse battery staple"
+from .accounts import PASSWORD, sign_up, unique
 
 CHANGE = """async ([old_password, new_password]) => (await fetch("/api/me/password", {
   method: "POST",
@@ -36,12 +35,8 @@ SETTINGS = """async ([id, creator_token]) => (await fetch(`/api/tables/${id}/set
 def test_the_page_that_changed_the_password_keeps_its_seat(new_page: Callable[..., Page], player) -> None:
     page = new_page()
     page.goto("/")
-    name = f"Pat{uuid.uuid4().hex[:8]}"
-    page.click("#sign-up")
-    page.fill("#account-name", name)
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_have_text(name)
+    name = unique("Pat")
+    sign_up(page, name)
     page.wait_for_selector("#play-solo")
     page.select_option("#solo-players", "2")
     page.select_option("#solo-bot", "random")

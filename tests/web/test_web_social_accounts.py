@@ -10,13 +10,14 @@ Every wait is on a condition of the page.
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
-PASSWORD = "correct horse battery staple"
+from . import accounts
+from .accounts import unique
+
 # Whether a move has landed on the page since `before` moves (or the game ended, or the page offers one).
 _MOVED = """before => {
   const game = document.querySelector('.game');
@@ -25,18 +26,9 @@ _MOVED = """before => {
 }"""
 
 
-def unique(prefix: str) -> str:
-    """A name no other test on the shared server has (names are at most 24 characters)."""
-    return f"{prefix}{uuid.uuid4().hex[:10]}"
-
-
 def sign_up(page: Page, name: str) -> None:
     page.goto("/")
-    page.click("#sign-up")
-    page.fill("#account-name", name)
-    page.fill("#account-password", PASSWORD)
-    page.click("#signup-submit")
-    expect(page.locator("#account-name-link")).to_have_text(name)
+    accounts.sign_up(page, name)
 
 
 def play_to_the_end(ann: Page, bob: Page, player: Callable[[Page], Any]) -> None:
