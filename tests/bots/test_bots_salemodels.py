@@ -10,17 +10,21 @@ import pytest
 from forsale import View, new_game, view
 from forsale.actions import SELLS, Action
 from forsale.bots import make_agent
-from forsale.bots.expert import ExpertAgent
+from forsale.bots.expert import SALE_TYPE_PRIOR, ExpertAgent
 from forsale.bots.salemodels import (
+    BROAD_PRIOR,
     CHOICES,
     EXPLOIT_MASS,
+    PRIOR,
     RULES,
     UNMODELLED,
     current,
     equilibrium,
+    evidenced,
     exploitable,
     fit_opponents,
     positions,
+    rule_distributions,
     well_modelled,
 )
 
@@ -109,9 +113,10 @@ def test_an_equilibrium_player_is_not_taken_for_a_rule() -> None:
     final, _ = _play(agents, seed=5)
     fits = fit_opponents(final)
     # Equilibrium play is often nearly pure, so rules agree with it at times: the point is that the bot
-    # does not bet on them (and so never best-responds to a wrong model).
-    assert all(fits[s].modelled < EXPLOIT_MASS for s in (1, 2, 3))
-    assert all(fits[s].posterior["equilibrium"] == max(fits[s].posterior.values()) for s in (1, 2, 3))
+    # does not bet on them. Its prediction stays the unmodelled players' (solved play, or at random), so the
+    # best response to it is a response to the solved game, never to a wrong rule.
+    assert all(fits[s].modelled < 0.05 for s in (1, 2, 3))
+    assert all(fits[s].posterior["equilibrium"] > fits[s].posterior["uniform"] for s in (2, 3))
 
 
 def test_the_log_losses_are_the_prequential_scores_of_the_sales() -> None:
@@ -172,3 +177,46 @@ def test_partial_exploitation_best_responds_to_the_modelled_seats_only_legally_a
     assert moves[0] == moves[1] and moves[0] in late.legal_actions()
     with pytest.raises(ValueError, match="partial"):
         make_agent("hard:partial=2")
+
+
+def test_the_prior_is_half_the_librarys_own_and_half_the_experts_sale_types() -> None:
+    assert set(PRIOR) == set(BROAD_PRIOR) == set(RULES) and set(SALE_TYPE_PRIOR) <= set(RULES)
+    assert sum(PRIOR.values()) == pytest.approx(1.0)
+    for name in RULES:
+        assert PRIOR[name] == pytest.approx(0.5 * BROAD_PRIOR[name] + 0.5 * SALE_TYPE_PRIOR.get(name, 0.0))
+
+
+@pytest.mark.parametrize("rule", ["lowest", "median"])
+def test_after_one_sale_a_seller_of_the_experts_types_is_predicted_better_than_by_the_library_prior(rule: str) -> None:
+    """Three seats sell by one of the expert's types: after the first round, the house the rule sells next is
+    more likely under :data:`PRIOR` than under the library's own prior, which spreads its mass over rules that
+    happened to agree with that one sale."""
+    _, seen = _play([ExpertAgent(), *(RuleAgent(rule) for _ in range(3))], seed=4, watch=0)
+    v = seen[1]
+    pos = current(v)
+    chances = {}
+    for name, prior in (("library", BROAD_PRIOR), ("typed", PRIOR)):
+        fits = fit_opponents(v, prior)
+        row = []
+        for s in (1, 2, 3):
+            dists = rule_distributions(pos, s)
+            model, weight = fits[s].predict(dists)
+            sells = CHOICES[rule](pos, s)
+            row.append(weight * model[sells] + (1 - weight) * dists["equilibrium"][sells])
+        chances[name] = row
+    assert all(t > lib for t, lib in zip(chances["typed"], chances["library"])), chances
+    assert min(chances["typed"]) > 2 / len(pos.hands[1])  # twice a uniform guess's chance, or more
+
+
+def test_the_evidence_gate_best_responds_once_every_opponent_has_sold_legally_and_reproducibly() -> None:
+    _, seen = _play([ExpertAgent(), *(RuleAgent("lowest") for _ in range(3))], seed=4, watch=0)
+    first, second = seen[0], seen[1]
+    assert not evidenced(fit_opponents(first), first)  # no sale yet: the solved game
+    fits = fit_opponents(second)
+    assert evidenced(fits, second) and not exploitable(fits, second)  # one sale each: only the new gate opens
+    moves = [make_agent("hard:gate=evidence:samples=3").act(second, random.Random(9), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in second.legal_actions()
+    with pytest.raises(ValueError, match="gate"):
+        make_agent("hard:gate=always")
+    with pytest.raises(ValueError, match="typeprior"):
+        make_agent("hard:typeprior=2")

@@ -141,7 +141,7 @@ def future_value(h: int, opponents: Sequence[Sequence[int]], future_stats: Seque
 SALE_TYPES: tuple[str, ...] = ("uniform", "lowest", "highest", "median", "greedy", "greedy_now", "match")
 """Ways a seat may choose its house, which the expert tells apart from the sales it has seen."""
 
-_PRIOR: dict[str, float] = {
+SALE_TYPE_PRIOR: dict[str, float] = {
     "uniform": 0.3, "lowest": 0.1, "highest": 0.1, "median": 0.1, "greedy": 0.2, "greedy_now": 0.1, "match": 0.1,
 }  # fmt: skip
 EPSILON = 0.1
@@ -227,7 +227,7 @@ def sale_posteriors(
     how likely it made the house the seat played.
     """
     sales = [houses for seat, houses in history if seat is None]
-    posts = [dict(_PRIOR) for _ in range(n)]
+    posts = [dict(SALE_TYPE_PRIOR) for _ in range(n)]
     if not sales:
         return posts
     held = [list(h) for h in hands]
@@ -322,7 +322,7 @@ def sale_choice(
         if s == seat:
             continue
         others = [hands[o] for o in range(n) if o != s]
-        probs = predicted_play(posts[s] if posts is not None else _PRIOR, hand, others, table, future_stats)
+        probs = predicted_play(posts[s] if posts is not None else SALE_TYPE_PRIOR, hand, others, table, future_stats)
         below_now.append([sum(p for x, p in zip(hand, probs) if x < h) for h in mine])
     others = [hands[o] for o in range(n) if o != seat]
     best, best_value = mine[0], float("-inf")

@@ -50,7 +50,7 @@ from math import erf, log, sqrt
 
 from ..rules import CHEQUES
 from ..view import View
-from .expert import order_stat_means, sale_choice, sale_posteriors, type_choice
+from .expert import SALE_TYPE_PRIOR, order_stat_means, sale_choice, sale_posteriors, type_choice
 from .salegame import SaleRound, solve
 from .valuation import MARGIN_WEIGHT, sale_temperature
 
@@ -217,12 +217,16 @@ CHOICES: dict[str, Choice] = {
 RULES: tuple[str, ...] = (*CHOICES, *UNMODELLED)
 """Every rule of the library, the modelled ones first."""
 
-PRIOR: dict[str, float] = {
+BROAD_PRIOR: dict[str, float] = {
     **{name: 0.5 / len(CHOICES) for name in CHOICES},
     "uniform": 0.2,
     "equilibrium": 0.3,
 }
-"""Half the prior on the unmodelled players: a seat must sell like a rule before it is taken for one."""
+"""The library's own prior: half on the unmodelled players, the rest spread evenly over the rules."""
+
+PRIOR: dict[str, float] = {name: 0.5 * BROAD_PRIOR[name] + 0.5 * SALE_TYPE_PRIOR.get(name, 0.0) for name in RULES}
+"""The prior :func:`fit_opponents` starts from: half the library's own (:data:`BROAD_PRIOR`), half the expert's
+prior over its sale types (:data:`forsale.bots.expert.SALE_TYPE_PRIOR`, a sub-library of this one)."""
 
 
 @lru_cache(maxsize=1024)
@@ -370,13 +374,14 @@ def _finished(pos: Position, seat: int) -> dict[str, list[float]]:
     return rule_distributions(pos, seat)
 
 
-def fit_opponents(view: View) -> list[Fit]:
-    """Per seat, its :class:`Fit` from every sale of its own choosing this game (forced sales teach nothing).
+def fit_opponents(view: View, prior: dict[str, float] = PRIOR) -> list[Fit]:
+    """Per seat, its :class:`Fit` from every sale of its own choosing this game (forced sales teach nothing),
+    starting from ``prior``.
 
     Reads only public information: the view's deduced hands, the sale
     history and the tables; the viewing seat's own commitment never enters.
     """
-    fits = [Fit() for _ in range(view.players)]
+    fits = [Fit(posterior=dict(prior)) for _ in range(view.players)]
     for pos, houses in positions(view):
         for s, fit in enumerate(fits):
             hand = pos.hands[s]
@@ -400,3 +405,15 @@ def exploitable(fits: Sequence[Fit], view: View) -> bool:
     """The safe-exploitation criterion: every opponent still choosing is well modelled (module docstring)."""
     others = choosing(view)
     return bool(others) and all(well_modelled(fits[s]) for s in others)
+
+
+def evidenced(fits: Sequence[Fit], view: View) -> bool:
+    """Every opponent still choosing has made a sale of its own choosing this game: the posterior has evidence.
+
+    The Bayes act is then the best response to the posterior predictive, which keeps the unmodelled players'
+    share (``uniform`` at random, ``equilibrium`` as the solved game's play): an opponent unlike every rule
+    keeps its mass there, and is met as the robust play meets it. Before any evidence the bot plays the
+    solved game.
+    """
+    others = choosing(view)
+    return bool(others) and all(fits[s].observed > 0 for s in others)

@@ -68,7 +68,18 @@ from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence
 from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, pick, solve
-from .salemodels import Fit, choosing, current, exploitable, fit_opponents, rule_distributions, well_modelled
+from .salemodels import (
+    BROAD_PRIOR,
+    PRIOR,
+    Fit,
+    choosing,
+    current,
+    evidenced,
+    exploitable,
+    fit_opponents,
+    rule_distributions,
+    well_modelled,
+)
 from .searchers import CHAIRS, SaleMemory, searcher_blend
 from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
 
@@ -82,6 +93,11 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
+
+GATES = ("evidence", "safe")
+"""When the sale search best-responds to the fitted sale models (``gate=``): once every opponent still choosing
+has made a sale of its own choosing (:func:`~forsale.bots.salemodels.evidenced`), or only once each is well
+modelled (:func:`~forsale.bots.salemodels.exploitable`, the stricter criterion before)."""
 
 OUTCOME_DRAWS = 256
 """Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
@@ -273,9 +289,15 @@ class HardAgent(AuctionSearchAgent):
         model: bool = True,
         bidmodel: bool = True,
         partial: bool = False,
+        gate: str = "safe",
+        typeprior: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        if gate not in GATES:
+            raise ValueError(f"gate must be one of {', '.join(GATES)}, not {gate!r}")
+        self.gate = gate
+        self.typeprior = typeprior
         self.model = model
         self.bidmodel = bidmodel
         self.partial = partial
@@ -370,8 +392,8 @@ class HardAgent(AuctionSearchAgent):
         if self.searchers:  # written down every round, so that the chair models' odds miss no sale
             self._learn_searchers(view, models, weights, rng)
         if self.model:
-            fits = fit_opponents(view)
-            if exploitable(fits, view):
+            fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
+            if (evidenced if self.gate == "evidence" else exploitable)(fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
             if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
                 # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
@@ -482,6 +504,8 @@ def _hard(
     model: int = 1,
     bidmodel: int = 1,
     partial: int = 0,
+    gate: str = "safe",
+    typeprior: int = 1,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
@@ -498,6 +522,8 @@ def _hard(
         model=bool(option_number("model", model, 0, 1)),
         bidmodel=bool(option_number("bidmodel", bidmodel, 0, 1)),
         partial=bool(option_number("partial", partial, 0, 1)),
+        gate=gate,
+        typeprior=bool(option_number("typeprior", typeprior, 0, 1)),
         time=base.time,
         alpha=base.alpha,
         phases=",".join(base.phases),
