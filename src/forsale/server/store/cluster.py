@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import OperationalError
 
 from . import leases
-from .database import Storage, StoredGame, normalize_url
+from .database import RECYCLE, Storage, StoredGame, normalize_url, transaction
 from .outage import Unavailable, is_outage
 from .schema import games
 
@@ -68,15 +68,16 @@ class NodeEngine:
     def __init__(self, storage: Storage, lease_ttl: float, node: str) -> None:
         session_settings(storage.engine, lease_ttl, node)
         storage.engine.dispose()  # connections made before the settings were added go
-        self.engine = create_engine(storage.url, pool_pre_ping=True, pool_size=3, max_overflow=4)
+        # No ``pool_pre_ping`` (a node looks at the locks four times a second: its ``SELECT 1`` was one round trip
+        # of three); a connection found dead is replaced as the storage's are (:func:`transaction`).
+        self.engine = create_engine(storage.url, pool_size=3, max_overflow=4, pool_recycle=RECYCLE)
         session_settings(self.engine, lease_ttl, node)
         self.outage = storage.outage
 
     def run(self, fn: Callable[[Connection], T]) -> T:
         """One transaction; the database out of reach is :class:`Unavailable`."""
         try:
-            with self.engine.begin() as conn:
-                value = fn(conn)
+            value = transaction(self.engine, fn)
         except Exception as error:
             if not is_outage(error):
                 raise

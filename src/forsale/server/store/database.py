@@ -194,7 +194,7 @@ def make_engine(url: str) -> Engine:
         return engine
     # No ``pool_pre_ping``: its ``SELECT 1`` before every group commit was 16% of a node's samples at 500 busy
     # tables (docs/benchmarks.md). A connection found dead instead fails its transaction before the commit, and
-    # the writer runs that transaction again once on a fresh connection (Storage._transaction); the pool then
+    # the writer runs that transaction again once on a fresh connection (:func:`transaction`); the pool then
     # replaces every connection older than the failure. ``pool_recycle`` retires connections before a server's or
     # a proxy's idle timeout can cut them.
     return create_engine(url, pool_size=2, max_overflow=2, pool_recycle=RECYCLE)
@@ -236,6 +236,28 @@ def unavailable(error: BaseException) -> Unavailable:
     return refusal
 
 
+def transaction(engine: Engine, body: Callable[[Connection], T]) -> T:
+    """``body`` in one transaction; once more on a fresh connection if the first was found dead before the commit.
+
+    This is what ``pool_pre_ping`` was for (see :func:`make_engine`), paid only when a connection did die
+    (the database restarted, a proxy cut it): a transaction whose connection broke before its ``COMMIT``
+    was sent committed nothing, so running it again cannot apply anything twice (the calls are already
+    written to be run again: a failed group is retried call by call). A connection that breaks during the
+    ``COMMIT`` is not retried: whether that commit landed is unknown, and the caller is told ``unavailable``.
+    """
+    committing = False
+    try:
+        with engine.begin() as conn:
+            value = body(conn)
+            committing = True
+        return value
+    except Exception as error:
+        if committing or not dead_connection(error):
+            raise
+    with engine.begin() as conn:  # a fresh connection: the pool dropped every one older than the failure
+        return body(conn)
+
+
 class _Call:
     """A queued database call and who waits for it: a thread (``loop is None``) or a coroutine on ``loop``."""
 
@@ -268,6 +290,7 @@ class Storage:
     def __init__(self, url: str) -> None:
         self.url = normalize_url(url)
         self.backend = make_url(self.url).get_backend_name()
+        self._unnest = self.backend == "postgresql" and make_url(self.url).get_driver_name() == "psycopg"
         self.engine = make_engine(self.url)
         migrate(self.engine)
         self.outage = Outage(log)  # the database out of reach: logged once, refused as "unavailable"
@@ -315,8 +338,7 @@ class Storage:
                     while j < len(live) and isinstance(live[j].fn, Append):
                         j += 1
                     group: list[Append] = [live[k].fn for k in range(i, j)]  # type: ignore[misc]
-                    check_fences(conn, [(a.row["game_id"], a.fence) for a in group if a.fence is not None])
-                    self._insert_events(conn, [a.row for a in group])
+                    self._append(conn, group)
                     for a in group:
                         a.finish(conn)
                     results.extend([None] * (j - i))
@@ -327,7 +349,7 @@ class Storage:
             return results
 
         try:
-            results = self._transaction(body)
+            results = transaction(self.engine, body)
         except Exception as error:
             if is_outage(error):  # the database is out of reach: one at a time would fail the same way
                 self.outage.failed(error)
@@ -340,30 +362,9 @@ class Storage:
         BATCHES.observe(len(live))
         return [(c, True, value) for c, value in zip(live, results)]
 
-    def _transaction(self, body: Callable[[Connection], T]) -> T:
-        """``body`` in one transaction; once more on a fresh connection if the first was found dead before the commit.
-
-        This is what ``pool_pre_ping`` was for (see :func:`make_engine`), paid only when a connection did die
-        (the database restarted, a proxy cut it): a transaction whose connection broke before its ``COMMIT``
-        was sent committed nothing, so running it again cannot apply anything twice (the calls are already
-        written to be run again: a failed group is retried call by call). A connection that breaks during the
-        ``COMMIT`` is not retried: whether that commit landed is unknown, and the caller is told ``unavailable``.
-        """
-        committing = False
-        try:
-            with self.engine.begin() as conn:
-                value = body(conn)
-                committing = True
-            return value
-        except Exception as error:
-            if committing or not dead_connection(error):
-                raise
-        with self.engine.begin() as conn:  # a fresh connection: the pool dropped every one older than the failure
-            return body(conn)
-
     def _run_one(self, call: _Call) -> tuple[_Call, bool, Any]:
         try:
-            value = self._transaction(call.fn)
+            value = transaction(self.engine, call.fn)
         except Exception as error:
             if is_outage(error):
                 self.outage.failed(error)
@@ -391,7 +392,23 @@ class Storage:
             with contextlib.suppress(RuntimeError):  # that loop has closed: nobody is waiting any more
                 loop.call_soon_threadsafe(_settle, settled)
 
-    def _insert_events(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
+    def _append(self, conn: Connection, group: list[Append]) -> None:
+        """A group's events, each checked against its fence (if any: :func:`check_fences`), in this transaction.
+
+        On PostgreSQL through psycopg, a group whose appends are all fenced (a cluster node's always are) is
+        checked and inserted by one statement (:data:`_FENCED_UNNEST_EVENTS`): the separate ``SELECT ... FOR
+        KEY SHARE`` before the insert was a round trip per group and a fifth of a node's samples under load
+        (``docs/benchmarks.md``). The leases are locked exactly as :func:`check_fences` locks them.
+        """
+        rows = [a.row for a in group]
+        fences = [a.fence for a in group if a.fence is not None]
+        if self._unnest and fences and len(fences) == len(rows):
+            self._insert_events(conn, rows, fences)
+        else:
+            check_fences(conn, [(a.row["game_id"], a.fence) for a in group if a.fence is not None])
+            self._insert_events(conn, rows)
+
+    def _insert_events(self, conn: Connection, rows: list[dict[str, Any]], fences: list[Fence] | None = None) -> None:
         """The hot path: one statement on the driver's own cursor, inside the same transaction.
 
         SQLAlchemy's statement machinery costs more than the insert itself on
@@ -415,13 +432,24 @@ class Storage:
                 cursor.executemany(sql, values)
             finally:
                 cursor.close()
-        elif self.backend == "postgresql" and make_url(self.url).get_driver_name() == "psycopg":
+        elif self._unnest:
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
+            columns = [list(column) for column in zip(*values)]
             try:
-                cursor.execute(_UNNEST_EVENTS, [list(column) for column in zip(*values)])
+                if fences is None:
+                    cursor.execute(_UNNEST_EVENTS, columns)
+                    return
+                owners, epochs = [o for o, _ in fences], [e for _, e in fences]
+                cursor.execute(_FENCED_UNNEST_EVENTS, [columns[0], *columns, owners, epochs])
+                inserted = cursor.rowcount
             finally:
                 cursor.close()
+            if inserted != len(rows):  # some lease is no longer the append's: say which (the rows are locked now)
+                game_ids = [r["game_id"] for r in rows]
+                check_fences(conn, list(zip(game_ids, fences)))
+                raise LeaseLost(sorted(set(game_ids)))
         else:  # any other database: the portable way
+            assert fences is None
             conn.execute(_INSERT_EVENT, rows)
 
     # -- calling it ----------------------------------------------------------
@@ -571,6 +599,20 @@ _UNNEST_EVENTS = """
     FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::text[], %s::float8[])
         AS e(game_id, seq, seat, action, source, at)
 """
+_FENCED_UNNEST_EVENTS = """
+    WITH fence AS MATERIALIZED (
+        SELECT game_id, owner, epoch FROM forsale_leases
+        WHERE game_id = ANY(%s::text[]) AND expires_at > extract(epoch from clock_timestamp())
+        FOR KEY SHARE
+    )
+    INSERT INTO forsale_events (game_id, seq, seat, action, source, at)
+    SELECT e.game_id, e.seq, e.seat, e.action::json, e.source, e.at
+    FROM unnest(%s::text[], %s::int[], %s::int[], %s::text[], %s::text[], %s::float8[], %s::text[], %s::int[])
+        AS e(game_id, seq, seat, action, source, at, owner, epoch)
+    JOIN fence f ON f.game_id = e.game_id AND f.owner = e.owner AND f.epoch = e.epoch
+"""
+"""The events of a group whose appends are all fenced, each inserted only while its ``(owner, epoch)`` is its
+game's live lease, the leases locked ``FOR KEY SHARE`` as :func:`check_fences` locks them; one statement."""
 
 
 class Append:
