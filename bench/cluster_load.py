@@ -97,6 +97,7 @@ def lose_a_node(args: argparse.Namespace, sig: int) -> dict[str, Any]:
         killed = time.monotonic()
         at_kill = {t: s for t, s in last_seqs().items() if t in theirs}
         moved: dict[str, float] = {}
+        taken: dict[str, float] = {}  # when another node took the lease: the rest of "moved" is the rebuild and the bot
         answers: dict[str, int] = {}
         with httpx.Client(base_url=c.balancer.base, timeout=30) as http:
             asked = 0
@@ -107,10 +108,15 @@ def lose_a_node(args: argparse.Namespace, sig: int) -> dict[str, Any]:
                     status = type(error).__name__
                 answers[status] = answers.get(status, 0) + 1
                 asked += 1
+                owners = c.owners()
+                for t in theirs:
+                    if t not in taken and owners.get(t, (victim,))[0] != victim:
+                        taken[t] = time.monotonic() - killed
                 now = last_seqs()  # read after the signal: nothing of a dead node's can be appended any more
                 for t in theirs:
                     if t not in moved and now.get(t, 0) > at_kill.get(t, 0):
                         moved[t] = time.monotonic() - killed
+                        taken.setdefault(t, moved[t])  # its lease may be gone already: the game ended meanwhile
         times = sorted(moved.values())
         return {
             "signal": signal.Signals(sig).name,
@@ -122,6 +128,7 @@ def lose_a_node(args: argparse.Namespace, sig: int) -> dict[str, Any]:
             "median_moved_s": round(times[len(times) // 2], 2) if times else None,
             "all_moved_s": round(times[-1], 2) if len(times) == len(theirs) else None,
             "times_s": [round(t, 3) for t in times],
+            "all_taken_s": round(max(taken.values()), 2) if len(taken) == len(theirs) else None,
             "answers": answers,
             "answers_5xx_or_none": sum(
                 n for status, n in answers.items() if not status.isdigit() or status.startswith("5")
@@ -210,7 +217,7 @@ def main() -> None:
     print(
         f"failover: lease {moved['lease_ttl']:g} s, {moved['tables_on_the_node']} tables on the killed node, "
         f"first moving again after {moved['first_moved_s']} s, median {moved['median_moved_s']} s, "
-        f"all {moved['all_moved_s']} s"
+        f"all {moved['all_moved_s']} s (all taken by other nodes after {moved['all_taken_s']} s)"
     )
     print(
         f"hand-over (SIGTERM): {handed['tables_on_the_node']} tables on the stopped node, answers through HAProxy "

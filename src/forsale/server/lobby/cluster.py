@@ -55,15 +55,17 @@ log = logging.getLogger("forsale.server")
 T = TypeVar("T")
 
 WATCH_EVERY = 0.25  # seconds between two looks at the other nodes' liveness locks
-WATCH_GRACE = 1.0
+WATCH_GRACE = 0.5
 """Seconds an owner's lock, and its heartbeat, must stay still before its leases are ended.
 
-A node whose notice connection breaks reconnects at once (tens of
-milliseconds) and, until it holds its lock again, beats every
-:data:`WATCH_EVERY`; so a live node's heartbeat is never older than a
-quarter second plus a round trip while its lock is missing, and one second
-leaves four beats of margin. A dead node's tables still move well within the
-2 s target (a look within 0.25 s, this grace, then the sweep and the rebuild).
+A node whose notice connection breaks beats at once, reconnects at once
+(tens of milliseconds) and, until it holds its lock again, beats at every
+look (:data:`WATCH_EVERY`); so a live node's heartbeat is never older than a
+quarter second plus a round trip while its lock is missing, two beats within
+the grace. A dead node's tables move well within the 2 s target: a look
+within 0.25 s, this grace, then the sweep, the rebuild and the bots' delay
+(about 1.1 s in all, ``docs/benchmarks.md``). A grace too short for a live
+node costs it its tables (they move, as for a dead one), never the fencing.
 """
 WATCH_SETTLE = 3.0  # seconds after (re)connecting before this node judges others (they reconnect too)
 NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -364,6 +366,7 @@ class ClusterLobby(Lobby):
                     self.storage.outage.failed(error)  # one line per outage, not one a second
                 elif failures == 1:
                     log.warning("cluster node %s: the notice connection broke (%s); reconnecting", self.node, error)
+                    self._chore(self._beat())  # alive, though without its lock (see WATCH_GRACE)
                 await asyncio.sleep(0 if failures == 1 else min(1.0, 0.1 * failures))
             finally:
                 if conn is not None:
@@ -460,7 +463,7 @@ class ClusterLobby(Lobby):
         ttl = self.config.lease_ttl
         try:
             renewed = await self._db(lambda conn: leases.renew(conn, self.owner, ttl))
-            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
+            await self._beat()
         except Exception as error:
             if not isinstance(error, Unavailable):  # an outage is logged once (forsale.server.store.outage)
                 log.warning("cluster node %s: renewing its leases failed: %s", self.node, error)
@@ -488,21 +491,41 @@ class ClusterLobby(Lobby):
         Only an owner this node has *seen* holding its lock counts (a node of
         an older release holds none and waits for expiry, as before), and only
         once its lock stayed missing, and its heartbeat still, for :data:`WATCH_GRACE`
-        (a live node without its lock beats: :meth:`_check_own_lock`); while this node's
+        (a live node without its lock beats: see below); while this node's
         own notice connection is down, or just back (after a database restart
         every node reconnects), it judges nobody.
+
+        The same look checks this node's own lock. While it is not held, the
+        node beats at every look, which keeps the others from judging it gone
+        while its notice connection is being mended. A notice connection can
+        also break without a word (a half-open TCP connection): then the
+        server has dropped the lock while the node still waits for notices, and
+        only the look at ``pg_locks`` tells; the node then reconnects.
         """
         seen: set[str] = set()
         missing: dict[str, float] = {}
         while True:
             await asyncio.sleep(WATCH_EVERY)
-            with contextlib.suppress(Exception):
-                await self._check_own_lock()
-            if self.draining or not self._listening.is_set() or time.monotonic() - self._live_since < WATCH_SETTLE:
+            if self.draining:
                 missing.clear()
                 continue
+            began = time.monotonic()
+            judging = self._listening.is_set() and began - self._live_since >= WATCH_SETTLE
+            checking = self._locked and began - self._live_since > 1.0
+            if not judging:
+                missing.clear()
             try:
-                owners = await self._db(leases.live_owners)
+                if not self._locked:
+                    await self._beat()
+                if not (judging or checking):
+                    continue
+                mine, owners = await self._db(lambda conn, j=judging: leases.look(conn, self.owner, j))  # type: ignore[misc]
+                if checking and not mine and self._locked:
+                    self._locked = False
+                    self._relisten.set()
+                    await self._beat()
+                if not judging:
+                    continue
                 now, gone = time.monotonic(), set()
                 for owner, (node, alive, age) in owners.items():
                     if owner == self.owner:
@@ -534,25 +557,9 @@ class ClusterLobby(Lobby):
                 log.warning("cluster node %s: watching the other nodes failed: %s", self.node, error)
                 await asyncio.sleep(1.0)
 
-    async def _check_own_lock(self) -> None:
-        """While this node's lock is not held, beat (it is alive); if it is lost unnoticed, reconnect.
-
-        The heartbeat keeps the other nodes from judging this node gone while
-        its notice connection is being mended (:meth:`_watch`'s rule). A
-        notice connection can also break without a word (a half-open TCP
-        connection): then the server has dropped the lock while the node still
-        waits for notices, and only a look at ``pg_locks`` tells.
-        """
-        if self.draining:
-            return
-        if not self._locked:
-            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
-        elif time.monotonic() - self._live_since > 1.0 and not await self._db(
-            lambda conn: leases.holds_liveness(conn, self.owner)
-        ):
-            self._locked = False
-            self._relisten.set()
-            await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
+    async def _beat(self) -> None:
+        """This node's heartbeat row: alive, with its tables and players (:func:`~forsale.server.store.leases.beat`)."""
+        await self._db(lambda conn: leases.beat(conn, self.node, self.owner, len(self.held), people_online(self)))
 
     async def _sweep(self, gone: set[str] | None = None) -> int:
         """Take this node's share of the orphaned tables (expired leases); returns how many it took.

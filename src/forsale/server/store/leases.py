@@ -28,7 +28,7 @@ until their leases ran out. So each node also holds a *liveness lock*: a
 session-level advisory lock (:func:`liveness_key` of its incarnation) on its
 ``LISTEN`` connection. PostgreSQL drops it the moment that connection closes,
 which for a dead process is at once (its kernel closes the socket). The
-other nodes watch the locks (:func:`live_owners`): an owner they saw holding
+other nodes watch the locks (:func:`look`): an owner they saw holding
 its lock, whose lock has been missing for a grace time *and* whose heartbeat
 row has not moved for as long, is gone, and they end its leases now
 (:func:`expire`) instead of waiting for them to run out. A live node whose
@@ -59,8 +59,7 @@ __all__ = [
     "incarnation",
     "liveness_key",
     "liveness_lock",
-    "live_owners",
-    "holds_liveness",
+    "look",
     "stale_holder",
     "expire",
     "take",
@@ -171,21 +170,20 @@ def stale_holder(owner: str) -> str:
     return _STALE_HOLDER.format(cls=LIVENESS, key=liveness_key(owner))
 
 
-def holds_liveness(conn: Connection, owner: str) -> bool:
-    """Whether ``owner``'s liveness lock is held now (seen from another connection)."""
-    held = {int(r[0]) for r in conn.execute(_LIVE_KEYS, {"cls": LIVENESS}).all()}
-    return liveness_key(owner) in held
+def look(conn: Connection, owner: str, others: bool) -> tuple[bool, dict[str, tuple[str, bool, float | None]]]:
+    """One look at the liveness locks: whether ``owner``'s own is held and, with ``others``, every lease owner.
 
-
-def live_owners(conn: Connection) -> dict[str, tuple[str, bool, float | None]]:
-    """Every owner of an unexpired lease: ``owner -> (node, whether its liveness lock is held, heartbeat age)``.
-
-    The age (seconds, database clock; None without a heartbeat row) tells a
-    node whose lock is missing but which is alive (it beats while it has no
-    lock: :meth:`forsale.server.lobby.cluster.ClusterLobby._watch`) from a dead one.
+    The owners are ``owner -> (node, whether its liveness lock is held, heartbeat age)`` for every owner of an
+    unexpired lease (``owner`` among them). The age (seconds, database clock; None without a heartbeat row)
+    tells a node whose lock is missing but which is alive (it beats while it has no lock:
+    :meth:`forsale.server.lobby.cluster.ClusterLobby._watch`) from a dead one. A node looks a few times a
+    second, so both answers come from one transaction (it was two, each with its own round trips).
     """
     held = {int(r[0]) for r in conn.execute(_LIVE_KEYS, {"cls": LIVENESS}).all()}
-    return {
+    mine = liveness_key(owner) in held
+    if not others:
+        return mine, {}
+    return mine, {
         o: (n, liveness_key(o) in held, None if age is None else float(age))
         for o, n, age in conn.execute(_LEASE_OWNERS).all()
     }
