@@ -32,11 +32,23 @@ NO_CLIENT_LIMITS = ("--tables-per-client", "0", "--bot-tables-per-client", "0", 
 """``forsale serve``'s per-client limits off: every test and benchmark client comes from 127.0.0.1."""
 
 
+_GIVEN: set[int] = set()
+
+
 def free_port() -> int:
-    """A TCP port of loopback free at the time of asking."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port of loopback free at the time of asking, never one this process was given before.
+
+    The kernel may hand out a port again as soon as the socket that asked is closed: a cluster asks for its
+    nodes', HAProxy's and its stats page's ports before anything binds them, and once got the same port for
+    HAProxy's front end and its stats page (half the benchmark's requests were answered by the stats page).
+    """
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 def checkout_env() -> dict[str, str]:
