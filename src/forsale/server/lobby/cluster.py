@@ -42,7 +42,7 @@ from ..errors import Refused
 from ..ops.botrunner import BotRunner
 from ..people.turnmail import TurnNotices
 from ..store import leases
-from ..store.cluster import CHANNEL, LockWaitEnded, NodeEngine, libpq_url, op_create_leased, op_notify, op_status
+from ..store.cluster import CHANNEL, LockWaitEnded, NodeEngine, libpq_url, op_claim, op_create_leased, op_notify
 from ..store.database import Fence, Op, Storage, StoredGame
 from ..store.outage import Unavailable, is_outage
 from ..table.config import TableConfig
@@ -224,16 +224,15 @@ class ClusterLobby(Lobby):
         released = self._released.setdefault(table_id, asyncio.Event())
         try:
             while True:
-                state = await self._db(op_status(table_id))
+                try:
+                    state, epoch = await self._db(op_claim(table_id, self.owner, self.node, ttl))
+                except LockWaitEnded as error:  # its row stayed locked past lock_timeout: try again
+                    log.warning("cluster node %s: taking table %s: %s", self.node, table_id, error)
+                    state, epoch = "playing", None
                 if state is None or state == "expired":  # expired: closed for good (Lobby.expire)
                     return None
                 if state == "over":
                     return await super().get(table_id)  # read-only: a finished game needs no lease
-                try:
-                    epoch = await self._db(lambda conn: leases.take(conn, table_id, self.owner, self.node, ttl))
-                except LockWaitEnded as error:  # its row stayed locked past lock_timeout: try again
-                    log.warning("cluster node %s: taking table %s: %s", self.node, table_id, error)
-                    epoch = None
                 if epoch is not None:
                     return await self._adopt(table_id, epoch)
                 if not wait or time.monotonic() > deadline:

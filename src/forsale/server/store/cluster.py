@@ -104,11 +104,16 @@ def op_notify(payloads: list[str]) -> Callable[[Connection], None]:
     return fn
 
 
-def op_status(game_id: str) -> Callable[[Connection], str | None]:
-    """A game's status as stored (None: no such game)."""
+def op_claim(game_id: str, owner: str, node: str, ttl: float) -> Callable[[Connection], tuple[str | None, int | None]]:
+    """A game's status as stored (None: no such game) and, unless it is over, expired or missing, its lease taken
+    if it was free or expired (:func:`~forsale.server.store.leases.take`): ``(status, new epoch or None)``, in
+    one transaction (a table moving between nodes is asked for several times; each ask was two transactions)."""
 
-    def fn(conn: Connection) -> str | None:
-        return conn.execute(select(games.c.status).where(games.c.id == game_id)).scalar()
+    def fn(conn: Connection) -> tuple[str | None, int | None]:
+        status = conn.execute(select(games.c.status).where(games.c.id == game_id)).scalar()
+        if status in (None, "expired", "over"):  # nothing to take (ClusterLobby._taking_over says what it does)
+            return status, None
+        return status, leases.take(conn, game_id, owner, node, ttl)
 
     return fn
 
