@@ -23,15 +23,20 @@ TIMED = (
     "tests/cluster/",
     "tests/server/test_server_slowclients.py",
     "tests/bench/test_bench_soak.py",
-    "tests/web/test_web_backoff.py",
 )
-"""Tests that time a cluster's failover, a slow client's cut-off, a soak or a page's back-off: under pytest-xdist
-they share one worker (the scope ``timed``), so no two of them load the machine at once."""
+"""Tests that time a cluster's failover, a slow client's cut-off or a soak: under pytest-xdist they share one worker
+(the scope ``timed``), so no two of them load the machine at once. None is a browser test (see :data:`BROWSER`)."""
+
+BROWSER = "tests/web/"
+"""Browser tests: Playwright's sync API keeps an event loop running in the worker's main thread for the rest of the
+session, where ``asyncio.run`` then fails, so under pytest-xdist each worker takes them after everything else (as
+one process does: tests/web comes last)."""
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: without it installed, nothing calls it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """Under ``pytest -n N``: whole modules to a worker, and every test of :data:`TIMED` to one worker.
+    """Under ``pytest -n N``: whole modules to a worker, every test of :data:`TIMED` to one worker, and the browser
+    tests after the others.
 
     A scheduler rather than ``xdist_group`` marks: pytest 9 builds a test's id from its structured id, so the
     ``@group`` suffix pytest-xdist 3.8 writes into ``_nodeid`` for ``--dist loadgroup`` is never seen, and the
@@ -43,6 +48,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return "timed" if path.startswith(TIMED) else path
+
+        def _assign_work_unit(self, node: Any) -> None:
+            for scope in [s for s in self.workqueue if s.startswith(BROWSER)]:  # in place: the largest first still
+                self.workqueue.move_to_end(scope)
+            super()._assign_work_unit(node)
 
     return ByModule(config, log)
 
