@@ -26,9 +26,11 @@ from .conftest import cluster_db, postgres_url  # noqa: F401  (fixtures)
 pytestmark = pytest.mark.timeout(240)
 
 LEASE_TTL = 10.0
-MOVED_WITHIN = 3.0
-"""Seconds from the kill to the last of its tables moving again: about 1 s plus the bots' delay on an idle
-machine (the issue's target is 2 s); the test allows for a loaded two-core runner, still far below the lease."""
+MOVED_WITHIN = 6.0
+"""Seconds from the kill to the last of its tables moving again, asserted: below two thirds of the lease, the
+soonest a lease could run out by itself (it is renewed every third of it), so only the liveness lock can have
+moved them. On an idle machine it is under a second (the issue's target of 2 s is ``bench/cluster_load.py``'s,
+printed there, not asserted here: a loaded two-core runner once took 2.7 s)."""
 
 
 @pytest.fixture(scope="module")
