@@ -8,7 +8,7 @@ import pytest
 
 from forsale import new_game, view
 from forsale.bots import make_agent
-from forsale.bots.expert import _PRIOR
+from forsale.bots.expert import SALE_TYPE_PRIOR
 from forsale.bots.opponents import BIDDER_GRID, EXPERT_BIDDER, bidder_posteriors, sale_confidence, sample_bidders
 
 
@@ -40,8 +40,8 @@ def test_with_no_evidence_every_seat_is_modelled_as_an_expert_and_evidence_sharp
 
 
 def test_sale_models_are_trusted_only_with_evidence_and_a_fit() -> None:
-    assert sale_confidence(_PRIOR, 0) == 0.0  # nothing seen: play the robust strategy
-    sure = {kind: 0.0 for kind in _PRIOR} | {"lowest": 1.0}
+    assert sale_confidence(SALE_TYPE_PRIOR, 0) == 0.0  # nothing seen: play the robust strategy
+    sure = {kind: 0.0 for kind in SALE_TYPE_PRIOR} | {"lowest": 1.0}
     assert sale_confidence(sure, 1) == 0.5 and sale_confidence(sure, 3) == 0.75
-    random_seat = {kind: 0.0 for kind in _PRIOR} | {"uniform": 1.0}
+    random_seat = {kind: 0.0 for kind in SALE_TYPE_PRIOR} | {"uniform": 1.0}
     assert sale_confidence(random_seat, 5) == 0.0  # a seat that fits no type is not predicted
