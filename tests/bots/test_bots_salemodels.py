@@ -20,9 +20,9 @@ from forsale.bots.salemodels import (
     UNMODELLED,
     current,
     equilibrium,
-    evidenced,
     exploitable,
     fit_opponents,
+    fixed_sellers,
     positions,
     rule_distributions,
     well_modelled,
@@ -208,14 +208,18 @@ def test_after_one_sale_a_seller_of_the_experts_types_is_predicted_better_than_b
     assert min(chances["typed"]) > 2 / len(pos.hands[1])  # twice a uniform guess's chance, or more
 
 
-def test_the_evidence_gate_best_responds_once_every_opponent_has_sold_legally_and_reproducibly() -> None:
-    _, seen = _play([ExpertAgent(), *(RuleAgent("lowest") for _ in range(3))], seed=4, watch=0)
-    first, second = seen[0], seen[1]
-    assert not evidenced(fit_opponents(first), first)  # no sale yet: the solved game
-    fits = fit_opponents(second)
-    assert evidenced(fits, second) and not exploitable(fits, second)  # one sale each: only the new gate opens
-    moves = [make_agent("hard:gate=evidence:samples=3").act(second, random.Random(9), None) for _ in range(2)]
-    assert moves[0] == moves[1] and moves[0] in second.legal_actions()
+def test_a_fixed_seller_is_best_responded_to_after_two_sales_a_reasoning_one_only_once_well_modelled() -> None:
+    """The default gate: three lowest sellers are best-responded to from the third sale round, a round before
+    the well-modelled criterion lets the bot; three equilibrium players never (they reason about the hands)."""
+    _, lows = _play([ExpertAgent(), *(RuleAgent("lowest") for _ in range(3))], seed=4, watch=0)
+    gates = [(fixed_sellers(f, v), exploitable(f, v)) for v in lows[:-1] for f in [fit_opponents(v)]]
+    assert gates[:3] == [(False, False), (False, False), (True, False)]  # one sale cannot tell a rule from reasoning
+    assert all(fixed for fixed, _ in gates[2:])
+    _, eqs = _play([ExpertAgent(), *(RuleAgent("equilibrium") for _ in range(3))], seed=4, watch=0)
+    assert not any(fixed_sellers(fit_opponents(v), v) for v in eqs[:-1])
+    third = lows[2]
+    moves = [make_agent("hard:gate=fixed:samples=3").act(third, random.Random(9), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in third.legal_actions()
     with pytest.raises(ValueError, match="gate"):
         make_agent("hard:gate=always")
     with pytest.raises(ValueError, match="typeprior"):

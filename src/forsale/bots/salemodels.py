@@ -22,22 +22,40 @@ two *unmodelled* players: ``uniform`` (a house at random) and
 deterministic rule keeps a chance :data:`EPSILON` of any house, so one odd
 sale lowers a rule's weight without refuting it.
 
-**The posterior** (:func:`fit_opponents`) starts from :data:`PRIOR` (half on
-the unmodelled players) and is updated by Bayes' rule from each sale the
-seat made this game, replayed as it was seen then. Before each update the
-mixture's chance of the house actually sold is scored: the **predictive
-log-loss** (:attr:`Fit.log_loss`), beside a uniform guess's and each rule's
-own, so a report can say how well the models predict.
+**The posterior** (:func:`fit_opponents`) starts from :data:`PRIOR` and is
+updated by Bayes' rule from each sale the seat made this game, replayed as
+it was seen then. The prior is half the library's own (:data:`BROAD_PRIOR`:
+half on the unmodelled players, the rest even over the rules) and half the
+expert's prior over its sale types (uniform, lowest, highest, median, the
+greedy ones and matching), which are rules of this library too: the mixture
+of a narrow and a broad class of models. With the broad prior alone a
+seller who always sells its lowest house was still spread, after its first
+sale, over every rule that happened to agree with that one sale (on a poor
+table the threshold and tier rules also sell low), and the best response
+hedged against those rules' next choices (its highest house); the expert's
+seven types name it after one sale. Before each update the mixture's chance
+of the house actually sold is scored: the **predictive log-loss**
+(:attr:`Fit.log_loss`), beside a uniform guess's and each rule's own, so a
+report can say how well the models predict.
 
-**When to exploit** (:func:`exploitable`): a safe-exploitation criterion.
-The bot best-responds to the models only when, for every opponent still
-choosing, the posterior puts at least :data:`EXPLOIT_MASS` on the modelled
-rules and the model has predicted that seat's sales better than a uniform
-guess so far (lower log-loss). Otherwise it plays as before (the solved
-game). An opponent unlike every rule keeps its mass on ``uniform`` or
-``equilibrium`` and cannot pull the bot into a best response to a wrong
-model; before any sale has been seen there is no evidence, and the bot
-keeps the equilibrium.
+**When to exploit.** Two criteria, chosen by ``hard``'s ``gate=``.
+:func:`exploitable`, the safe-exploitation criterion (``gate=safe``): for
+every opponent still choosing, the posterior puts at least
+:data:`EXPLOIT_MASS` on the modelled rules and the model has predicted that
+seat's sales better than a uniform guess so far. It waits three or four
+of the six rounds with a choice, and the first rounds are the richest ones.
+:func:`fixed_sellers` (``gate=fixed``) opens earlier for sellers who do not
+reason about the table: an opponent passes if it is well modelled, or if
+after two sales of its own choosing its posterior makes it more likely a
+seller by a rule of its own hand and the table (or at random) than one of
+:data:`REASONING` (the expert's own sale, which learns the others' sale
+types from their sales, and the equilibrium player, who solves the round),
+against whom the mixed solved game is the safe play. The bot then plays the best response to
+the posterior predictive, in which the unmodelled players keep their share
+(``uniform`` at random, ``equilibrium`` as the solved game's play). An
+opponent unlike every rule keeps its mass on ``uniform`` or ``equilibrium``
+under either, and so is met by a response to random and solved play, never
+to a wrong rule.
 """
 
 from __future__ import annotations
@@ -65,6 +83,11 @@ EQUILIBRIUM_ITERATIONS = 100
 
 UNMODELLED = ("uniform", "equilibrium")
 """The players the bot does not exploit: one at random, and one that plays the solved game."""
+
+REASONING = ("expert", "equilibrium")
+"""The sellers who reason about the others as the bot does: the expert's own sale (a best response to the sale types
+it learns from the others' sales) and the equilibrium player. A best response to a thin model of them is what the
+mixed solved game guards against."""
 
 
 @dataclass(frozen=True)
@@ -407,13 +430,16 @@ def exploitable(fits: Sequence[Fit], view: View) -> bool:
     return bool(others) and all(well_modelled(fits[s]) for s in others)
 
 
-def evidenced(fits: Sequence[Fit], view: View) -> bool:
-    """Every opponent still choosing has made a sale of its own choosing this game: the posterior has evidence.
+def fixed_sellers(fits: Sequence[Fit], view: View) -> bool:
+    """Every opponent still choosing is either well modelled (:func:`well_modelled`), or has made two sales of its
+    own choosing or more and is more likely a seller by a rule of its own hand and the table (or at random) than
+    one who reasons about the others (:data:`REASONING`).
 
-    The Bayes act is then the best response to the posterior predictive, which keeps the unmodelled players'
-    share (``uniform`` at random, ``equilibrium`` as the solved game's play): an opponent unlike every rule
-    keeps its mass there, and is met as the robust play meets it. Before any evidence the bot plays the
-    solved game.
-    """
-    others = choosing(view)
-    return bool(others) and all(fits[s].observed > 0 for s in others)
+    Two sales, because one cannot tell them apart: the expert's sale agrees with one of its greedy types at
+    most tables, and after one sale a field of ``expert`` looked like greedy sellers at 15 of 20 decisions (the
+    best response to that thin model lost about 4 points a game against three ``expert``; docs/strength.md).
+    A reasoning seller is best-responded to only once it is well modelled, as before."""
+    return bool(choosing(view)) and all(
+        well_modelled(fits[s]) or (fits[s].observed > 1 and sum(fits[s].posterior[r] for r in REASONING) < 0.5)
+        for s in choosing(view)
+    )

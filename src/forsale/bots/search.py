@@ -29,8 +29,11 @@ decision by default):
   move is drawn, with the caller's rng, from the bot's own solved strategy;
   but once every opponent still choosing sells like a rule of the library
   of :mod:`forsale.bots.salemodels` (posterior mass and predictive
-  log-loss, fitted on its sales this game), the bot plays the best
-  response to their predicted sales instead (``model=0``: never; issue 32).
+  log-loss, fitted on its sales this game), or has sold twice and more
+  likely by a fixed rule than by reasoning about the others
+  (:func:`~forsale.bots.salemodels.fixed_sellers`; ``gate=safe``: the
+  first criterion alone), the bot plays the best response to their
+  predicted sales instead (``model=0``: never; issue 32).
 
 ``hard-v1``, the search bot before issue 14, stays registered: it is
 :class:`~forsale.bots.auction_search.AuctionSearchAgent` itself, the base
@@ -74,9 +77,9 @@ from .salemodels import (
     Fit,
     choosing,
     current,
-    evidenced,
     exploitable,
     fit_opponents,
+    fixed_sellers,
     rule_distributions,
     well_modelled,
 )
@@ -94,10 +97,11 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
 
-GATES = ("evidence", "safe")
+GATES = ("fixed", "safe")
 """When the sale search best-responds to the fitted sale models (``gate=``): once every opponent still choosing
-has made a sale of its own choosing (:func:`~forsale.bots.salemodels.evidenced`), or only once each is well
-modelled (:func:`~forsale.bots.salemodels.exploitable`, the stricter criterion before)."""
+is well modelled or, after two sales, more likely sells by a fixed rule than reasons about the others' hands
+(:func:`~forsale.bots.salemodels.fixed_sellers`), or only once each is well modelled
+(:func:`~forsale.bots.salemodels.exploitable`, the criterion before)."""
 
 OUTCOME_DRAWS = 256
 """Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
@@ -261,9 +265,10 @@ class HardAgent(AuctionSearchAgent):
     sale ``expert`` would make there. ``sale="v1"`` sells as ``hard-v1``
     does instead (an ablation: docs/strength.md). With ``model`` (the
     default; issue 32) each opponent's sales are also fitted to a library of
-    sale rules (:mod:`forsale.bots.salemodels`), and once every opponent
-    still choosing is well modelled the bot plays the best response to
-    them instead of drawing from the solved game; with ``partial`` (off; an
+    sale rules (:mod:`forsale.bots.salemodels`, from :data:`~forsale.bots.salemodels.PRIOR`;
+    ``typeprior=False``: the library's own prior), and once every opponent
+    still choosing passes ``gate`` (:data:`GATES`) the bot plays the best
+    response to them instead of drawing from the solved game; with ``partial`` (off; an
     option measured at 6 players) it best-responds as soon as some are,
     the others keeping their model and solved play.
 
@@ -289,7 +294,7 @@ class HardAgent(AuctionSearchAgent):
         model: bool = True,
         bidmodel: bool = True,
         partial: bool = False,
-        gate: str = "safe",
+        gate: str = "fixed",
         typeprior: bool = True,
         **options: Any,
     ) -> None:
@@ -393,7 +398,7 @@ class HardAgent(AuctionSearchAgent):
             self._learn_searchers(view, models, weights, rng)
         if self.model:
             fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
-            if (evidenced if self.gate == "evidence" else exploitable)(fits, view):
+            if (fixed_sellers if self.gate == "fixed" else exploitable)(fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
             if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
                 # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
@@ -504,7 +509,7 @@ def _hard(
     model: int = 1,
     bidmodel: int = 1,
     partial: int = 0,
-    gate: str = "safe",
+    gate: str = "fixed",
     typeprior: int = 1,
     **options: Any,
 ) -> HardAgent:
