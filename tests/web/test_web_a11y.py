@@ -301,6 +301,12 @@ _FRESH_REVEAL = """() => {
   return out;
 }"""
 
+_TOPS_OVER_FRAMES = """el => new Promise(done => {
+  const tops = [];
+  const look = () => { tops.push(el.getBoundingClientRect().top); tops.length < 12 ? requestAnimationFrame(look) : done(tops); };
+  requestAnimationFrame(() => requestAnimationFrame(look));
+})"""
+
 _REVEAL_ANIMATIONS = """() => [...document.querySelectorAll('.felt .reveal .card, .waiting-dots')]
   .reduce((n, el) => n + el.getAnimations().length, 0)"""
 
@@ -324,6 +330,13 @@ def test_animations_respect_prefers_reduced_motion(
     # The first sale's reveal: not one card moves, from the moment it is drawn, nor the "waiting" dots.
     page.wait_for_selector(".felt .reveal .card")
     assert page.evaluate(_REVEAL_ANIMATIONS) == 0
+    # A pointer resting on the bottom edge of a card in hand: the card lifts once and stays (it used to rise off
+    # the pointer and fall back under it every frame, and a click there timed out on a card that never stood still).
+    card = page.locator("button.card.house:not([disabled])").first
+    box = card.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] - 2)
+    assert len(set(card.evaluate(_TOPS_OVER_FRAMES))) == 1
     me.play_to_end()
     page.wait_for_selector("#end .results")
     assert page.evaluate("() => document.querySelectorAll('.felt .reveal .card').length") == 12
