@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from forsale.bots.valuation import sale_temperature
+from harness.scripts import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "calibration.py"
-
-
-def _bench() -> object:
-    spec = importlib.util.spec_from_file_location("calibration", BENCH)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_tiny_run_fits_every_stage_of_the_sale(forsale_env: dict[str, str], tmp_path: Path) -> None:
@@ -37,7 +29,7 @@ def test_a_tiny_run_fits_every_stage_of_the_sale(forsale_env: dict[str, str], tm
 
 
 def test_the_likelihood_prefers_the_temperature_that_fits() -> None:
-    bench = _bench()
+    bench = load_script(BENCH)
     sure = [([10.0, 0.0, 0.0], [1.0, 0.0, 0.0])] * 3 + [([10.0, 0.0, 0.0], [0.0, 1.0, 0.0])]
     # A ten-point leader of three won three games in four: 1 / (1 + 2 exp(-10 / T)) = 3/4 at T = 10 / ln 6 = 5.58.
     best = max(bench.GRID, key=lambda t: bench.log_likelihood(sure, t))  # type: ignore[attr-defined]

@@ -6,6 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from harness.scripts import load_script
+
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "engine.py"
 
 
@@ -22,12 +24,9 @@ def test_engine_benchmark_prints_games_per_second(forsale_env):
 
 
 def test_benchmark_policy_plays_complete_legal_games():
-    import importlib.util
     import random
 
-    spec = importlib.util.spec_from_file_location("bench_engine", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(BENCH)
     from forsale import from_record, to_record
 
     for seed in range(20):

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
+
+from harness.scripts import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "hints.py"
 
 
 def test_every_decision_with_a_choice_is_timed_and_the_analysis_too(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_hints", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(BENCH)
     out = tmp_path / "hints.json"
     args = ["--games", "1", "--players", "3", "--budget", "1", "--analysis-budget", "1", "--json", str(out)]
     assert module.main(args) == 0

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from math import factorial, log
 from pathlib import Path
 
 from harness.population import held_out
+from harness.scripts import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "sale_prediction.py"
 
 
 def test_the_report_scores_every_chosen_sale_of_the_members_seats(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_sale_prediction", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script(BENCH)
     out = tmp_path / "prediction.json"
     assert module.main(["--members", "2", "--games", "1", "--seed", "3", "--json", str(out)]) == 0
     report = json.loads(out.read_text())

@@ -7,22 +7,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from harness.population import held_out
+from harness.scripts import load_script
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "strength.py"
-
-
-def load_bench() -> ModuleType:
-    """``bench/strength.py`` as a module (a script, not a package's module), to call its functions directly."""
-    spec = importlib.util.spec_from_file_location("bench_strength", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_tiny_run_rotates_the_seats_and_writes_every_mode(forsale_env: dict[str, str], tmp_path: Path) -> None:
@@ -67,7 +58,7 @@ def test_a_tiny_run_rotates_the_seats_and_writes_every_mode(forsale_env: dict[st
 
 
 def test_the_same_seed_draws_the_same_held_out_tables() -> None:
-    module = load_bench()
+    module = load_script(BENCH)
     assert module.draw_tables(20, 1) == module.draw_tables(20, 1) != module.draw_tables(20, 2)
     assert all(len(set(t)) == 3 and set(t) <= set(held_out()) for t in module.draw_tables(20, 1))
     assert module.rounded(10, 4) == 12 and module.rounded(1, 6) == 6
@@ -197,7 +188,7 @@ def test_fields_seat_the_candidate_and_expert_against_copies_of_one_held_out_mem
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 32's homogeneous fields: n - 1 copies of one held-out member, expert paired on the same deals."""
-    module = load_bench()
+    module = load_script(BENCH)
     assert module.draw_fields(3, 1) == module.draw_fields(3, 1) != module.draw_fields(3, 2)
     assert set(module.draw_fields(3, 1)) <= set(held_out()) and len(set(module.draw_fields(3, 1))) == 3
     member = held_out()[0]
@@ -219,7 +210,7 @@ def test_exploit_seats_each_member_against_copies_of_the_candidate_and_beside_pa
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 32's exploitability table (the best exploiter is the figure), and a --vs table paired with another bot."""
-    module = load_bench()
+    module = load_script(BENCH)
     assert module.draw_exploiters(2, 1) == module.draw_exploiters(2, 1) != module.draw_exploiters(2, 2)
     members = held_out()[:2]
     out = tmp_path / "exploit.json"
@@ -254,7 +245,7 @@ def test_split_places_the_points_in_the_auction_or_the_sale_and_pairs_them_with_
     """--split: houses bought, coins paid and cheques earned per game add up to the score, and pair deal by deal."""
     from forsale.rules import Ruleset
 
-    module = load_bench()
+    module = load_script(BENCH)
     out = tmp_path / "split.json"
     args = ["--candidate", "cheapskate", "--vs", "smart", "--beside", "bigspender", "--split", "--games", "8"]
     assert module.main([*args, "--seed", "3", "--no-progress", "--json", str(out)]) == 0

@@ -10,27 +10,19 @@ are.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
+from harness.scripts import load_script
+
 GENERATOR = Path(__file__).resolve().parents[1] / "data" / "make_golden_obs.py"
 
 
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_golden_obs", GENERATOR)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _generator()
+gen = load_script(GENERATOR)
 CASES = [pytest.param(players, rules, id=gen.case_name(players, rules)) for players, rules in gen.CASES]
 HOW = (
     f"\nIf this change to the encoding is intended, regenerate the goldens with `{gen.REGENERATE}`, "
