@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from aiosmtpd.controller import Controller
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from ..server.smtp import Inbox
 from .conftest import TIMEOUT_MS
@@ -92,10 +92,28 @@ def sign(page: Page, kind: str, name: str) -> None:
 
 
 def set_email(page: Page, address: str, inbox: Inbox) -> None:
-    """On one's own page: the address "your turn" emails go to, confirmed by the link the server mails it."""
+    """On one's own page: the address "your turn" emails go to, confirmed by the link the server mails it.
+
+    The form's saved address (``GET /api/me``) is held back until the new one is typed, as on a slow line: the
+    late answer once wiped what was typed and an empty address was saved (a CI failure, 1 run in ~10).
+    """
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/api/me", hold)
     page.click("#account-name-link")
     page.wait_for_selector("#account-settings")
     page.fill("#account-email", address)
+    while not held:
+        page.wait_for_timeout(20)
+    with page.expect_response("**/api/me"):
+        for route in held:
+            route.continue_()
+    page.unroute("**/api/me", hold)
+    page.evaluate("() => new Promise((done) => setTimeout(done, 50))")  # the answer's handler has run
+    expect(page.locator("#account-email")).to_have_value(address)
     page.click("#account-email-save")
     expect(page.locator("#account-email-status")).to_contain_text(address)  # "we sent a confirmation link"
     body = inbox.wait_for(address).get_payload(decode=True).decode()

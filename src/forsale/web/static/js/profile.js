@@ -176,9 +176,16 @@ function emailForm() {
     if (res.email_confirmed) return t("account.emailSaved", { email: res.email });
     return res.confirmation_sent ? t("account.emailSent", { email: res.email }) : t("account.emailUnconfirmed", { email: res.email });
   };
+  // The saved address arrives after the form is drawn; what the person has typed meanwhile wins over it
+  // (a fast typist's address was wiped by the late answer and an empty one saved).
+  let typed = false;
+  input.addEventListener("input", () => {
+    typed = true;
+  });
   accountApi
     .me()
     .then((me) => {
+      if (typed) return;
       input.value = me.email || "";
       if (me.email) said.textContent = status(me);
     })
