@@ -20,11 +20,14 @@ from forsale.bots.salemodels import (
     UNMODELLED,
     current,
     equilibrium,
+    expert_refuted,
     exploitable,
     fit_opponents,
     fixed_sellers,
     positions,
+    reasoning_mass,
     rule_distributions,
+    told_apart,
     well_modelled,
 )
 
@@ -224,3 +227,50 @@ def test_a_fixed_seller_is_best_responded_to_after_two_sales_a_reasoning_one_onl
         make_agent("hard:gate=always")
     with pytest.raises(ValueError, match="typeprior"):
         make_agent("hard:typeprior=2")
+
+
+@pytest.mark.parametrize("rule", ["lowest", "hand_mean"])
+def test_one_sale_the_expert_would_not_have_made_tells_a_fixed_seller_apart(rule: str) -> None:
+    """``gate=apart``: three sellers of a fixed rule whose first sales the expert's own sale mispredicted are
+    best-responded to from the second sale round with a choice, one round before ``gate=fixed``; after that the
+    two gates agree."""
+    _, seen = _play([ExpertAgent(), *(RuleAgent(rule) for _ in range(3))], seed=4, watch=0)
+    gates = [(told_apart(f, v), fixed_sellers(f, v)) for v in seen[:-1] for f in [fit_opponents(v)]]
+    assert gates[:3] == [(False, False), (True, False), (True, True)]
+    assert all(apart == fixed for apart, fixed in gates[2:])
+    fits = fit_opponents(seen[1])
+    assert all(fits[s].observed == 1 and expert_refuted(fits[s]) and reasoning_mass(fits[s]) < 0.5 for s in (1, 2, 3))
+    moves = [make_agent("hard:gate=apart:samples=3").act(seen[1], random.Random(9), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in seen[1].legal_actions()
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_a_field_of_expert_is_never_told_apart_so_it_meets_the_default_gate(seed: int) -> None:
+    """The expert's sale is replayed from what each seat saw, so it predicts a field of ``expert`` exactly and is
+    never refuted: after one sale the seats look like greedy sellers (reasoning mass under a half, the
+    criterion that lost about 4 points a game against three ``expert``), yet ``gate=apart`` stays shut, and at
+    every decision it says what ``gate=fixed`` says."""
+    _, seen = _play([ExpertAgent() for _ in range(4)], seed=seed, watch=0)
+    second = fit_opponents(seen[1])
+    assert any(reasoning_mass(second[s]) < 0.5 for s in (1, 2, 3))
+    for v in seen[:-1]:
+        fits = fit_opponents(v)
+        assert not any(expert_refuted(fits[s]) for s in (1, 2, 3))
+        assert told_apart(fits, v) == fixed_sellers(fits, v)
+    assert not told_apart(second, seen[1])
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_the_early_gate_plays_legal_moves(players: int) -> None:
+    agents: list[object] = [
+        make_agent("hard:gate=apart:samples=2"),
+        *(RuleAgent("hand_mean") for _ in range(players - 1)),
+    ]
+    state = new_game(players, seed=players)
+    rng = random.Random(0)
+    while not state.is_over:
+        for seat in state.seats_to_act():
+            v = view(state, seat)
+            action = agents[seat].act(v, rng, None)  # type: ignore[attr-defined]
+            assert action in v.legal_actions()
+            state.push(seat, action)

@@ -38,7 +38,7 @@ of the house actually sold is scored: the **predictive log-loss**
 (:attr:`Fit.log_loss`), beside a uniform guess's and each rule's own, so a
 report can say how well the models predict.
 
-**When to exploit.** Two criteria, chosen by ``hard``'s ``gate=``.
+**When to exploit.** Three criteria, chosen by ``hard``'s ``gate=``.
 :func:`exploitable`, the safe-exploitation criterion (``gate=safe``): for
 every opponent still choosing, the posterior puts at least
 :data:`EXPLOIT_MASS` on the modelled rules and the model has predicted that
@@ -50,7 +50,11 @@ after two sales of its own choosing its posterior makes it more likely a
 seller by a rule of its own hand and the table (or at random) than one of
 :data:`REASONING` (the expert's own sale, which learns the others' sale
 types from their sales, and the equilibrium player, who solves the round),
-against whom the mixed solved game is the safe play. The bot then plays the best response to
+against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=apart``) opens
+one sale sooner for a seller whose sales the expert's own sale, replayed from what that seat saw, has
+mispredicted where a fixed rule predicted them (:data:`SEPARATION`): the expert's sale agrees with its greedy
+types at most tables, so one sale that all of them predicted cannot tell a field of ``expert`` from greedy
+sellers, but one sale the expert would not have made can. The bot then plays the best response to
 the posterior predictive, in which the unmodelled players keep their share
 (``uniform`` at random, ``equilibrium`` as the solved game's play). An
 opponent unlike every rule keeps its mass on ``uniform`` or ``equilibrium``
@@ -83,6 +87,11 @@ EQUILIBRIUM_ITERATIONS = 100
 
 UNMODELLED = ("uniform", "equilibrium")
 """The players the bot does not exploit: one at random, and one that plays the solved game."""
+
+SEPARATION = 1.0
+"""Nats by which the best fixed rule must have out-predicted the expert's own sale before :func:`told_apart` takes a
+seller with one sale of its own choosing for a fixed-rule one: one sale the expert's sale missed and the rule
+predicted is worth about 3.6 (``-log(EPSILON / k)`` against ``-log(1 - EPSILON)``), sales both predicted nothing."""
 
 REASONING = ("expert", "equilibrium")
 """The sellers who reason about the others as the bot does: the expert's own sale (a best response to the sale types
@@ -440,6 +449,37 @@ def fixed_sellers(fits: Sequence[Fit], view: View) -> bool:
     best response to that thin model lost about 4 points a game against three ``expert``; docs/strength.md).
     A reasoning seller is best-responded to only once it is well modelled, as before."""
     return bool(choosing(view)) and all(
-        well_modelled(fits[s]) or (fits[s].observed > 1 and sum(fits[s].posterior[r] for r in REASONING) < 0.5)
+        well_modelled(fits[s]) or (fits[s].observed > 1 and reasoning_mass(fits[s]) < 0.5) for s in choosing(view)
+    )
+
+
+def reasoning_mass(fit: Fit) -> float:
+    """The posterior mass on the sellers who reason about the others (:data:`REASONING`)."""
+    return sum(fit.posterior[r] for r in REASONING)
+
+
+def expert_refuted(fit: Fit) -> bool:
+    """Some rule that does not reason about the others has out-predicted the expert's own sale on this seat's
+    sales by :data:`SEPARATION` nats or more: a sale the expert, seeing what the seat saw, would not have made."""
+    best = min(fit.rule_loss[r] for r in RULES if r not in REASONING)
+    return fit.rule_loss["expert"] - best >= SEPARATION
+
+
+def told_apart(fits: Sequence[Fit], view: View) -> bool:
+    """:func:`fixed_sellers`, or one sale sooner: an opponent with one sale of its own choosing passes too if it
+    is more likely a fixed-rule seller than a reasoning one and that sale already told it from the expert
+    (:func:`expert_refuted`).
+
+    The expert's sale is computable from what the seat could see, so a field of ``expert`` is never refuted
+    and meets exactly the bot of ``gate=fixed``; a seller whose first sale the expert would not have made (a
+    cheapskate selling its lowest house where the expert sold the middle one) is best-responded to from the
+    second round with a choice, not the third. The equilibrium player, whose play is mixed, is not refuted
+    by one sale; the posterior mass on it still has to be under a half."""
+    return bool(choosing(view)) and all(
+        well_modelled(fits[s])
+        or (
+            reasoning_mass(fits[s]) < 0.5
+            and (fits[s].observed > 1 or (fits[s].observed > 0 and expert_refuted(fits[s])))
+        )
         for s in choosing(view)
     )

@@ -81,6 +81,7 @@ from .salemodels import (
     fit_opponents,
     fixed_sellers,
     rule_distributions,
+    told_apart,
     well_modelled,
 )
 from .searchers import CHAIRS, SaleMemory, searcher_blend
@@ -97,11 +98,12 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
 
-GATES = ("fixed", "safe")
+GATES = {"fixed": fixed_sellers, "safe": exploitable, "apart": told_apart}
 """When the sale search best-responds to the fitted sale models (``gate=``): once every opponent still choosing
 is well modelled or, after two sales, more likely sells by a fixed rule than reasons about the others' hands
 (:func:`~forsale.bots.salemodels.fixed_sellers`), or only once each is well modelled
-(:func:`~forsale.bots.salemodels.exploitable`, the criterion before)."""
+(:func:`~forsale.bots.salemodels.exploitable`, the criterion before), or as ``fixed`` but after one sale for a
+seller that sale already told from the expert (:func:`~forsale.bots.salemodels.told_apart`)."""
 
 OUTCOME_DRAWS = 256
 """Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
@@ -398,7 +400,7 @@ class HardAgent(AuctionSearchAgent):
             self._learn_searchers(view, models, weights, rng)
         if self.model:
             fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
-            if (fixed_sellers if self.gate == "fixed" else exploitable)(fits, view):
+            if GATES[self.gate](fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
             if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
                 # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
