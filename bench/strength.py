@@ -47,7 +47,9 @@ Modes (any together; official rules):
   auction against the sale (:func:`phase_split`): per game, the total value
   of the houses it bought, the coins it paid, the cheques those houses
   earned, and its score; with ``--beside``, each paired deal by deal, so a
-  loss to the other bot is placed in the phase that makes it;
+  loss to the other bot is placed in the phase that makes it; with
+  ``--fields``, the candidate's paired with ``expert``'s at each field and
+  over every field's deals pooled;
 - ``--round-robin 3,5,6``: at each player count, tables of distinct bots
   (the candidate, ``expert``, ``hard-v1``, ``medium`` and three held-out
   members) over every combination, or ``--rr-tables`` of them drawn by seed;
@@ -292,8 +294,8 @@ def fields_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
     for t, member in enumerate(args.field_members or draw_fields(args.fields, args.seed)):
         seed = args.seed * 1000 + 500 + t
         opponents = [member] * (n - 1)
-        mine = play([candidate, *opponents], args.games, seed, args, advance)
-        theirs = play(["expert", *opponents], args.games, seed, args, advance)
+        mine = play([candidate, *opponents], args.games, seed, args, advance, records=args.split)
+        theirs = play(["expert", *opponents], args.games, seed, args, advance, records=args.split)
         a, b = deal_shares(mine, candidate, n), deal_shares(theirs, "expert", n)
         diff, lo, hi = share_ci([a[d] - b[d] for d in a], floor=-1.0)
         rows.append({
@@ -301,14 +303,25 @@ def fields_mode(candidate: str, args: argparse.Namespace, advance: Advance) -> d
             "expert": share_summary(theirs, "expert", n),
             "difference": {"mean": diff, "ci": [lo, hi], "below_expert": hi < 0},
         })  # fmt: skip
+        if args.split:
+            rows[-1]["split"] = phase_split(mine, candidate, n)
+            rows[-1]["expert"]["split"] = phase_split(theirs, "expert", n)
+            rows[-1]["split_difference"] = split_difference(rows[-1]["split"], rows[-1]["expert"]["split"])
     shares = [row["candidate"]["share"] for row in rows]
     worst = min(range(len(rows)), key=lambda i: shares[i])
-    return {
+    out = {
         "players": n, "count": len(rows), "fields": rows, "average": sum(shares) / len(shares),
         "worst": {"member": rows[worst]["member"], "share": shares[worst], "ci": rows[worst]["candidate"]["ci"]},
         "expert_average": sum(row["expert"]["share"] for row in rows) / len(rows),
         "below_expert": [row["member"] for row in rows if row["difference"]["below_expert"]],
     }  # fmt: skip
+    if args.split:  # every field's deals pooled: where the candidate's points differ from expert's on the whole
+        pooled = {key: {"per_deal": [x for row in rows for x in row["split"][key]["per_deal"]]} for key in SPLIT}
+        theirs_pooled = {
+            key: {"per_deal": [x for row in rows for x in row["expert"]["split"][key]["per_deal"]]} for key in SPLIT
+        }
+        out["split_difference"] = split_difference(pooled, theirs_pooled)
+    return out
 
 
 def draw_exploiters(count: int, seed: int) -> list[str]:
@@ -485,6 +498,8 @@ def show(report: dict[str, Any], candidate: str) -> None:
                 interval(diff["ci"]),
             )  # fmt: skip
         console.print(table)
+        if "split_difference" in fields:
+            show_field_split(console, fields, candidate)
         worst = fields["worst"]
         console.print(
             f"average {fields['average']:.1%} (expert {fields['expert_average']:.1%}); worst {worst['member']}: "
@@ -520,6 +535,24 @@ def show(report: dict[str, Any], candidate: str) -> None:
         )
     if report["skipped"]:
         console.print(f"skipped (not in this checkout): {', '.join(report['skipped'])}")
+
+
+def show_field_split(console: Any, fields: dict[str, Any], candidate: str) -> None:
+    """The ``--fields`` mode's :func:`phase_split`: per field, the candidate minus ``expert`` on the same deals,
+    each quantity paired deal by deal, and every field's deals pooled."""
+    from rich.table import Table
+
+    table = Table(title=f"{candidate} minus expert at each field: auction and sale, per game (paired over deals)")
+    table.add_column("field", justify="left")
+    for key in SPLIT:
+        table.add_column(key, justify="right")
+    rows = [(row["member"].removeprefix("pop-"), row["split_difference"]) for row in fields["fields"]]
+    rows.append(("all fields pooled", fields["split_difference"]))
+    for name, diff in rows:
+        table.add_row(
+            name, *(f"{diff[k]['mean']:+.1f} ({diff[k]['ci'][0]:+.1f}, {diff[k]['ci'][1]:+.1f})" for k in SPLIT)
+        )
+    console.print(table)
 
 
 def show_split(console: Any, vs: dict[str, Any], candidate: str) -> None:
@@ -606,7 +639,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--exploiter", action="append", default=[], metavar="MEMBER", help="this member in --exploit")
     p.add_argument("--beside", metavar="BOT", help="with --vs: BOT in the candidate's seat too, paired on the deals")
     p.add_argument(
-        "--split", action="store_true", help="with --vs: houses bought, coins paid, cheques earned (auction vs sale)"
+        "--split",
+        action="store_true",
+        help="with --vs or --fields: houses bought, coins paid, cheques earned (auction vs sale)",
     )
     p.add_argument("--round-robin", default="", metavar="N,N", help="player counts of round robins, e.g. 3,5,6")
     p.add_argument("--rr-tables", type=int, default=None, help="tables per round robin (default: every combination)")

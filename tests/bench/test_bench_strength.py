@@ -187,21 +187,28 @@ def test_pool_merges_round_robins_of_other_seeds_and_paired_compares_two_runs_of
 def test_fields_seat_the_candidate_and_expert_against_copies_of_one_held_out_member(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 32's homogeneous fields: n - 1 copies of one held-out member, expert paired on the same deals."""
+    """Issue 32's homogeneous fields: n - 1 copies of one held-out member, expert paired on the same deals; with
+    --split, the houses, coins and cheques of the candidate paired with expert's, field by field and pooled."""
     module = load_script(BENCH)
     assert module.draw_fields(3, 1) == module.draw_fields(3, 1) != module.draw_fields(3, 2)
     assert set(module.draw_fields(3, 1)) <= set(held_out()) and len(set(module.draw_fields(3, 1))) == 3
     member = held_out()[0]
     out = tmp_path / "fields.json"
     args = ["--candidate", "smart", "--field", member, "--field-players", "3", "--games", "6", "--seed", "2"]
-    assert module.main([*args, "--no-progress", "--json", str(out)]) == 0
+    assert module.main([*args, "--split", "--no-progress", "--json", str(out)]) == 0
     fields = json.loads(out.read_text())["fields"]
     (row,) = fields["fields"]
     assert fields["players"] == 3 and row["member"] == member and row["seed"] == 2500
     assert row["candidate"]["games"] == row["expert"]["games"] == 6 and row["candidate"]["seats"] == [2, 2, 2]
     diff = [a - b for a, b in zip(row["candidate"]["per_deal"], row["expert"]["per_deal"])]
     assert abs(row["difference"]["mean"] - sum(diff) / len(diff)) < 1e-9
-    assert "against 2 copies of one held-out member" in capsys.readouterr().out
+    for key, paired in row["split_difference"].items():
+        mine, theirs = row["split"][key], row["expert"]["split"][key]
+        assert len(mine["per_deal"]) == len(theirs["per_deal"]) == 2
+        assert abs(paired["mean"] - (mine["mean"] - theirs["mean"])) < 1e-9
+        assert fields["split_difference"][key]["mean"] == pytest.approx(paired["mean"])  # one field: the pool is it
+    printed = capsys.readouterr().out
+    assert "against 2 copies of one held-out member" in printed and "all fields pooled" in printed
     with pytest.raises(SystemExit):
         module.main(["--candidate", "smart", "--field", "prudent-not-a-member"])
 
