@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from itertools import combinations
+from itertools import combinations, product
 
 import pytest
 
-from forsale.bots.salegame import PURIFY, SaleRound, blend, choose, solve
+from forsale.bots.salegame import PURIFY, SaleRound, blend, choose, expected_payoffs, solve
 from forsale.rules import win_shares
 
 
@@ -60,3 +60,27 @@ def test_solving_is_reproducible_and_moves_are_drawn_from_the_strategy() -> None
     picks = {choose(strategy, random.Random(seed)) for seed in range(50)}
     assert picks == {1, 2} and strategy[0] < PURIFY
     assert blend([1.0, 0.0], 0.25, [0.0, 1.0]) == [0.25, 0.75] and blend(None, 0.9, [0.5, 0.5]) == [0.5, 0.5]
+
+
+def test_expected_payoffs_weigh_every_profile_of_the_others_chances_and_drop_the_noise() -> None:
+    """The guard of ``hard:gate=guard`` values each house against the others' predicted plays: exactly, over every
+    profile, once chances under the floor are dropped and the rest renormalised."""
+    hands = [[4, 11, 17], [6, 9, 22], [1, 13, 19]]
+    game = SaleRound(hands, [2, 7, 12], [0, 3, 5, 8, 10, 14], [4, 2, 9], [3, 1, 0], [3.0, 7.0, 11.0], 3.0)
+    plays = [[1.0, 0.0, 0.0], [0.2, 0.5, 0.3], [0.01, 0.09, 0.9]]
+    kept = [[], [0.2, 0.5, 0.3], [0.0, 0.09 / 0.99, 0.9 / 0.99]]  # the 0.01 is under the floor
+    want = [
+        sum(
+            kept[1][a] * kept[2][b] * game.payoffs((h, hands[1][a], hands[2][b]))[0]
+            for a, b in product(range(3), range(3))
+        )
+        for h in hands[0]
+    ]
+    assert expected_payoffs(game, 0, plays) == pytest.approx(want)
+    exact = expected_payoffs(game, 0, plays, floor=0.0)
+    assert exact[0] == pytest.approx(
+        sum(
+            plays[1][a] * plays[2][b] * game.payoffs((4, hands[1][a], hands[2][b]))[0]
+            for a, b in product(range(3), range(3))
+        )
+    )

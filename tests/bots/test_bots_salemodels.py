@@ -27,6 +27,7 @@ from forsale.bots.salemodels import (
     positions,
     reasoning_mass,
     rule_distributions,
+    suspects,
     told_apart,
     well_modelled,
 )
@@ -261,11 +262,11 @@ def test_a_field_of_expert_is_never_told_apart_so_it_meets_the_default_gate(seed
 
 
 @pytest.mark.parametrize("players", [3, 6])
-def test_the_early_gate_plays_legal_moves(players: int) -> None:
-    agents: list[object] = [
-        make_agent("hard:gate=apart:samples=2"),
-        *(RuleAgent("hand_mean") for _ in range(players - 1)),
-    ]
+@pytest.mark.parametrize("gate", ["apart", "guard"])
+def test_the_early_gates_play_legal_moves(players: int, gate: str) -> None:
+    """Against experts (suspected after one sale: the guard's test) and fixed sellers (told apart)."""
+    agents: list[object] = [make_agent(f"hard:gate={gate}:samples=2")]
+    agents += [ExpertAgent() if s % 2 else RuleAgent("hand_mean") for s in range(1, players)]
     state = new_game(players, seed=players)
     rng = random.Random(0)
     while not state.is_over:
@@ -274,3 +275,29 @@ def test_the_early_gate_plays_legal_moves(players: int) -> None:
             action = agents[seat].act(v, rng, None)  # type: ignore[attr-defined]
             assert action in v.legal_actions()
             state.push(seat, action)
+
+
+def test_the_guard_suspects_only_sellers_one_sale_has_not_told_from_the_expert() -> None:
+    """``gate=guard``: after one sale a field of ``expert`` is all suspects (the expert's sale predicted them and
+    they look like greedy sellers), sellers the first sale told apart are none, and before any sale nobody is."""
+    _, experts = _play([ExpertAgent() for _ in range(4)], seed=1, watch=0)
+    assert suspects(fit_opponents(experts[0]), experts[0]) == []
+    assert suspects(fit_opponents(experts[1]), experts[1]) == [1, 2, 3]
+    _, lows = _play([ExpertAgent(), *(RuleAgent("hand_mean") for _ in range(3))], seed=4, watch=0)
+    assert told_apart(fit_opponents(lows[1]), lows[1]) and suspects(fit_opponents(lows[1]), lows[1]) == []
+
+
+def test_declining_the_guarded_best_response_plays_the_default_bots_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a guard nothing passes, ``gate=guard`` plays move for move what ``gate=fixed`` plays where the expert
+    is suspected (the best response is solved on a copy of the generator); with one everything passes, it plays
+    a legal move, the same for the same view and seed."""
+    from forsale.bots import search
+
+    _, seen = _play([ExpertAgent() for _ in range(4)], seed=1, watch=0)
+    v = seen[1]
+    default = make_agent("hard:samples=3").act(v, random.Random(5), None)
+    monkeypatch.setattr(search, "GUARD_EPSILON", -10.0)
+    assert make_agent("hard:gate=guard:samples=3").act(v, random.Random(5), None) == default
+    monkeypatch.setattr(search, "GUARD_EPSILON", 10.0)
+    moves = [make_agent("hard:gate=guard:samples=3").act(v, random.Random(5), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in v.legal_actions()

@@ -199,6 +199,31 @@ def solve(
     return strategies, [[v / max(1, t) for v in row] for row in values], t
 
 
+def expected_payoffs(game: SaleRound, seat: int, plays: Sequence[Sequence[float]], floor: float = 0.03) -> list[float]:
+    """``seat``'s expected utility from each house of its hand when every other seat ``o`` plays its houses with
+    the chances ``plays[o]``: exact over the profiles, but a chance under ``floor`` is dropped (and the rest
+    renormalised), so that a seat who sells one house but for a little noise costs one branch, not its hand's."""
+    branches: list[list[tuple[int, float]]] = []
+    for o, hand in enumerate(game.hands):
+        if o == seat:
+            branches.append([(0, 1.0)])
+            continue
+        kept = [(h, p) for h, p in zip(hand, plays[o]) if p >= floor] or [
+            (hand[max(range(len(hand)), key=plays[o].__getitem__)], 1.0)
+        ]
+        total = sum(p for _, p in kept)
+        branches.append([(h, p / total) for h, p in kept])
+    out = []
+    for mine in game.hands[seat]:
+        value = 0.0
+        for combo in product(*branches):
+            chance = prod(p for _, p in combo)
+            profile = tuple(mine if o == seat else h for o, (h, _) in enumerate(combo))
+            value += chance * game.payoffs(profile)[seat]
+        out.append(value)
+    return out
+
+
 def blend(model: Sequence[float] | None, weight: float, strategy: Sequence[float]) -> list[float]:
     """How a seat is taken to play: its model's prediction with ``weight``, ``strategy`` with the rest."""
     if model is None or weight <= 0:

@@ -38,7 +38,7 @@ of the house actually sold is scored: the **predictive log-loss**
 (:attr:`Fit.log_loss`), beside a uniform guess's and each rule's own, so a
 report can say how well the models predict.
 
-**When to exploit.** Three criteria, chosen by ``hard``'s ``gate=``.
+**When to exploit.** Four criteria, chosen by ``hard``'s ``gate=``.
 :func:`exploitable`, the safe-exploitation criterion (``gate=safe``): for
 every opponent still choosing, the posterior puts at least
 :data:`EXPLOIT_MASS` on the modelled rules and the model has predicted that
@@ -54,7 +54,10 @@ against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=
 one sale sooner for a seller whose sales the expert's own sale, replayed from what that seat saw, has
 mispredicted where a fixed rule predicted them (:data:`SEPARATION`): the expert's sale agrees with its greedy
 types at most tables, so one sale that all of them predicted cannot tell a field of ``expert`` from greedy
-sellers, but one sale the expert would not have made can. The bot then plays the best response to
+sellers, but one sale the expert would not have made can. ``gate=guard`` adds a safe-exploitation test for
+the sellers one sale has not told apart (:func:`suspects`): the best response is played if, should they be
+the expert after all, it loses at most :data:`GUARD_EPSILON` against the solved game's mix. The bot then
+plays the best response to
 the posterior predictive, in which the unmodelled players keep their share
 (``uniform`` at random, ``equilibrium`` as the solved game's play). An
 opponent unlike every rule keeps its mass on ``uniform`` or ``equilibrium``
@@ -87,6 +90,11 @@ EQUILIBRIUM_ITERATIONS = 100
 
 UNMODELLED = ("uniform", "equilibrium")
 """The players the bot does not exploit: one at random, and one that plays the solved game."""
+
+GUARD_EPSILON = 0.01
+"""``gate=guard``: how much of the seat's utility (a win chance, plus a hundredth of the lead in points) the best
+response to the fitted models may lose against the solved game's mix if the sellers not yet told apart from the
+expert are in fact the expert, before the bot plays the solved game instead."""
 
 SEPARATION = 1.0
 """Nats by which the best fixed rule must have out-predicted the expert's own sale before :func:`told_apart` takes a
@@ -483,3 +491,19 @@ def told_apart(fits: Sequence[Fit], view: View) -> bool:
         )
         for s in choosing(view)
     )
+
+
+def suspects(fits: Sequence[Fit], view: View) -> list[int]:
+    """The opponents still choosing that :func:`told_apart` does not pass but one sale makes more likely sellers
+    by a fixed rule (or at random) than reasoning ones: those whose sales so far the expert's own sale predicted
+    as well as any rule did. Empty when some opponent has not sold by choice yet or is more likely reasoning
+    (then the solved game is played, whatever the guard of ``gate=guard`` would say)."""
+    out = []
+    for s in choosing(view):
+        fit = fits[s]
+        if well_modelled(fit) or (reasoning_mass(fit) < 0.5 and (fit.observed > 1 or expert_refuted(fit))):
+            continue
+        if fit.observed == 0 or reasoning_mass(fit) >= 0.5:
+            return []
+        out.append(s)
+    return out

@@ -70,9 +70,11 @@ from .leaves import Leaf, ModelLeaf
 from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
 from .registry import option_number, register
 from .rollout import play_auctions
-from .salegame import SaleRound, blend, choose, pick, solve
+from .salegame import SaleRound, blend, choose, expected_payoffs, pick, solve
 from .salemodels import (
     BROAD_PRIOR,
+    CHOICES,
+    GUARD_EPSILON,
     PRIOR,
     Fit,
     choosing,
@@ -81,6 +83,7 @@ from .salemodels import (
     fit_opponents,
     fixed_sellers,
     rule_distributions,
+    suspects,
     told_apart,
     well_modelled,
 )
@@ -98,12 +101,14 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
 
-GATES = {"fixed": fixed_sellers, "safe": exploitable, "apart": told_apart}
+GATES = {"fixed": fixed_sellers, "safe": exploitable, "apart": told_apart, "guard": told_apart}
 """When the sale search best-responds to the fitted sale models (``gate=``): once every opponent still choosing
 is well modelled or, after two sales, more likely sells by a fixed rule than reasons about the others' hands
 (:func:`~forsale.bots.salemodels.fixed_sellers`), or only once each is well modelled
 (:func:`~forsale.bots.salemodels.exploitable`, the criterion before), or as ``fixed`` but after one sale for a
-seller that sale already told from the expert (:func:`~forsale.bots.salemodels.told_apart`)."""
+seller that sale already told from the expert (:func:`~forsale.bots.salemodels.told_apart`); ``guard`` as
+``apart``, and after one sale each the best response is also played where it would lose little if the sellers
+not yet told apart were the expert (:meth:`HardAgent._guarded`)."""
 
 OUTCOME_DRAWS = 256
 """Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
@@ -402,6 +407,8 @@ class HardAgent(AuctionSearchAgent):
             fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
             if GATES[self.gate](fits, view):
                 return self._best_response(view, game, fits, rng, deadline)
+            if self.gate == "guard" and suspects(fits, view):
+                return self._guarded(view, game, models, weights, fits, rng, deadline)
             if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
                 # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
                 return self._best_response(view, game, fits, rng, deadline, (models, weights))
@@ -411,6 +418,39 @@ class HardAgent(AuctionSearchAgent):
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         if not self.mixed:  # the house worth most against the opponents as they were taken to play
             return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
+        return SELLS[view.hand[choose(strategies[seat], rng)]]
+
+    def _guarded(
+        self,
+        view: View,
+        game: SaleRound,
+        models: list[list[float] | None],
+        weights: list[float],
+        fits: Sequence[Fit],
+        rng: random.Random,
+        deadline: float,
+    ) -> Action:
+        """``gate=guard`` after one sale each: the best response to the fitted models if, should the sellers one
+        sale has not told from the expert (:func:`~forsale.bots.salemodels.suspects`) sell as the expert would,
+        it is worth at most :data:`~forsale.bots.salemodels.GUARD_EPSILON` less than the solved game's mix
+        against them; else the move the solved game draws, the same as with ``gate=fixed`` at a fixed sample
+        count."""
+        seat = view.seat
+        assert seat is not None
+        half = (time.perf_counter() + deadline) / 2  # within a time budget each solve gets half of what is left
+        strategies, _, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, half)))
+        twin = random.Random()  # the best response draws from a copy, so that declining it is the solved game's move
+        twin.setstate(rng.getstate())
+        response, played = self._response(view, game, fits, twin, deadline)
+        self.samples_drawn += iterations // ITERATIONS_PER_SAMPLE
+        pos = current(view)
+        for s in suspects(fits, view):
+            played[s] = [0.0] * len(view.hands[s])
+            played[s][CHOICES["expert"](pos, s)] = 1.0
+        worth = expected_payoffs(game, seat, played)
+        mix = sum(p * w for p, w in zip(strategies[seat], worth))
+        if worth[response] >= mix - GUARD_EPSILON:
+            return SELLS[view.hand[response]]
         return SELLS[view.hand[choose(strategies[seat], rng)]]
 
     def _best_response(
@@ -423,7 +463,21 @@ class HardAgent(AuctionSearchAgent):
         rest: tuple[list[list[float] | None], list[float]] | None = None,
     ) -> Action:
         """The house worth most against every opponent's predicted play from its fitted sale rules
-        (:mod:`forsale.bots.salemodels`); the ``equilibrium`` rule's share plays the opponent's solved strategy.
+        (:meth:`_response`)."""
+        return SELLS[view.hand[self._response(view, game, fits, rng, deadline, rest)[0]]]
+
+    def _response(
+        self,
+        view: View,
+        game: SaleRound,
+        fits: Sequence[Fit],
+        rng: random.Random,
+        deadline: float,
+        rest: tuple[list[list[float] | None], list[float]] | None = None,
+    ) -> tuple[int, list[list[float]]]:
+        """The index of the house worth most against every opponent's predicted play from its fitted sale rules
+        (:mod:`forsale.bots.salemodels`), the ``equilibrium`` rule's share playing the opponent's solved
+        strategy; and every seat's play as it was taken (the seat's own: its solved strategy).
 
         ``rest``: the models and weights of :func:`_sale_game` for the opponents that are not well modelled
         (partial exploitation): they keep them, and so play the solved game's mix as far as it was trusted."""
@@ -446,9 +500,12 @@ class HardAgent(AuctionSearchAgent):
             model, weight = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
             models.append(model)
             weights.append(weight)
-        _, values, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, deadline)))
+        strategies, values, iterations = solve(
+            game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
+        )
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
-        return SELLS[view.hand[max(range(len(view.hand)), key=values[seat].__getitem__)]]
+        played = [blend(m, w, sigma) for m, w, sigma in zip(models, weights, strategies)]
+        return max(range(len(view.hand)), key=values[seat].__getitem__), played
 
     def _learn_searchers(
         self, view: View, models: list[list[float] | None], weights: list[float], rng: random.Random
