@@ -7,7 +7,7 @@ from itertools import combinations, product
 
 import pytest
 
-from forsale.bots.salegame import PURIFY, SaleRound, blend, choose, expected_payoffs, solve
+from forsale.bots.salegame import GUARD_PROFILES, PURIFY, SaleRound, blend, choose, expected_payoffs, solve
 from forsale.rules import win_shares
 
 
@@ -84,3 +84,15 @@ def test_expected_payoffs_weigh_every_profile_of_the_others_chances_and_drop_the
             for a, b in product(range(3), range(3))
         )
     )
+
+
+def test_expected_payoffs_stay_within_their_profiles_at_six_players() -> None:
+    """Five opponents each spread over four houses are 1024 profiles; the least likely plays are dropped until
+    at most :data:`GUARD_PROFILES` weigh each house."""
+    hands = [[s + 6 * i for i in range(4)] for s in range(6)]
+    game = SaleRound(
+        hands, [1, 2, 3, 4, 5, 6], list(range(7, 30)), [0] * 6, [2] * 6, [4.0, 8.0, 12.0, 16.0, 20.0, 24.0], 3.0
+    )
+    plays = [[0.4, 0.3, 0.2, 0.1]] * 6
+    worth = expected_payoffs(game, 0, plays)
+    assert len(worth) == 4 and len(game._cache) <= 4 * GUARD_PROFILES

@@ -199,20 +199,27 @@ def solve(
     return strategies, [[v / max(1, t) for v in row] for row in values], t
 
 
+GUARD_PROFILES = 256
+"""At most this many profiles of the others' plays weigh a house in :func:`expected_payoffs`."""
+
+
 def expected_payoffs(game: SaleRound, seat: int, plays: Sequence[Sequence[float]], floor: float = 0.03) -> list[float]:
     """``seat``'s expected utility from each house of its hand when every other seat ``o`` plays its houses with
     the chances ``plays[o]``: exact over the profiles, but a chance under ``floor`` is dropped (and the rest
-    renormalised), so that a seat who sells one house but for a little noise costs one branch, not its hand's."""
+    renormalised), so that a seat who sells one house but for a little noise costs one branch, not its hand's;
+    and past :data:`GUARD_PROFILES` profiles the least likely plays are dropped too (at 6 players five spread
+    predictions would cost thousands of payoffs)."""
     branches: list[list[tuple[int, float]]] = []
     for o, hand in enumerate(game.hands):
         if o == seat:
             branches.append([(0, 1.0)])
             continue
-        kept = [(h, p) for h, p in zip(hand, plays[o]) if p >= floor] or [
-            (hand[max(range(len(hand)), key=plays[o].__getitem__)], 1.0)
-        ]
-        total = sum(p for _, p in kept)
-        branches.append([(h, p / total) for h, p in kept])
+        ranked = sorted(zip(hand, plays[o]), key=lambda hp: -hp[1])
+        branches.append([hp for hp in ranked if hp[1] >= floor] or ranked[:1])
+    while prod(len(b) for b in branches) > GUARD_PROFILES:
+        least = min((b for b in branches if len(b) > 1), key=lambda b: b[-1][1])
+        least.pop()
+    branches = [[(h, p / sum(q for _, q in b)) for h, p in b] for b in branches]
     out = []
     for mine in game.hands[seat]:
         value = 0.0
