@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -257,6 +258,23 @@ class Player:
             if self.play_turn() == "over":
                 return
         raise AssertionError("the game did not end")
+
+
+def play_together(*players: Player, seconds: float = 600) -> None:
+    """Pages at one table take their turns as they come (bots play the other seats) until every one shows the end.
+
+    No one page can be waited on: a move reaches the mover's page before the others', and a page offers its
+    next move only once the server has answered its last one, which may come after the new state. Waiting on
+    the wrong page deadlocked (a CI run), so this looks at every page in turn; ``seconds`` bounds a game that hangs.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        phases = [p.try_turn() for p in players]
+        if all(phase == "over" for phase in phases):
+            return
+        assert time.monotonic() < deadline, "the game did not end"
+        if not any(phase in ("auction", "sale") for phase in phases):
+            time.sleep(0.05)  # polling: each page waits for another page or a bot
 
 
 @pytest.fixture

@@ -6,11 +6,8 @@ import re
 
 from playwright.sync_api import expect
 
-_MOVED = """before => {
-  const game = document.querySelector('.game');
-  return !game || game.dataset.phase === 'over' || game.dataset.moves !== String(before)
-    || !!document.querySelector('button[data-focus=pass]:not([disabled]), button.card.house:not([disabled])');
-}"""
+from .conftest import play_together
+
 # The contrast ratio (WCAG) of an element's text against its own background colour.
 CONTRAST = """(selector) => {
   const el = document.querySelector(selector);
@@ -79,17 +76,7 @@ def test_a_private_table_by_invitation_with_chat_and_a_rematch(new_page, player,
     expect(bob.locator("#chat-muted")).to_contain_text("Ann")
     shoot(bob, "social-chat")
 
-    a, b = player(ann), player(bob)
-    for _ in range(2000):  # each turn waits on the page's own condition; this bounds a game that hangs
-        phase_a = a.try_turn()
-        phase_b = b.try_turn()
-        if phase_a == "over" and phase_b == "over":
-            break
-        if not phase_a and not phase_b:
-            # Neither page offers a move: one is on its way; Ann's page shows it when it lands.
-            ann.wait_for_function(_MOVED, arg=a.moves())
-    else:
-        raise AssertionError("the game did not end")
+    play_together(player(ann), player(bob))
     ann.wait_for_selector("#end")
     bob.wait_for_selector("#end")
 

@@ -10,47 +10,17 @@ Every wait is on a condition of the page.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
 from playwright.sync_api import Page, expect
 
 from . import accounts
 from .accounts import unique
-
-# Whether a move has landed on the page since `before` moves (or the game ended, or the page offers one).
-_MOVED = """before => {
-  const game = document.querySelector('.game');
-  return !game || game.dataset.phase === 'over' || game.dataset.moves !== String(before)
-    || !!document.querySelector('button[data-focus=pass]:not([disabled]), button.card.house:not([disabled])');
-}"""
+from .conftest import play_together
 
 
 def sign_up(page: Page, name: str) -> None:
     page.goto("/")
     accounts.sign_up(page, name)
-
-
-def play_to_the_end(ann: Page, bob: Page, player: Callable[[Page], Any]) -> None:
-    """Each page takes its turns as they come (a bot plays the third seat) until both show the end.
-
-    When neither page offers a move, the wait is on the page that will change next: Bob's while it
-    lags behind Ann's (or Ann's shows the end), else Ann's, which every move reaches. Each page's
-    moves are read before its turn is tried, so a move landing in between ends the wait at once.
-    """
-    a, b = player(ann), player(bob)
-    for _ in range(2000):  # each step waits on the page's own condition; this bounds a game that hangs
-        before_a, before_b = a.moves(), b.moves()
-        phase_a, phase_b = a.try_turn(), b.try_turn()
-        if phase_a == "over" and phase_b == "over":
-            return
-        if phase_a in ("auction", "sale") or phase_b in ("auction", "sale"):
-            continue
-        if before_b < before_a or phase_a == "over":
-            bob.wait_for_function(_MOVED, arg=before_b)
-        else:
-            ann.wait_for_function(_MOVED, arg=before_a)
-    raise AssertionError("the game did not end")
 
 
 def test_two_accounts_play_a_private_table_by_invitation_chat_and_rematch(new_page, player, shoot) -> None:
@@ -125,7 +95,7 @@ def test_two_accounts_play_a_private_table_by_invitation_chat_and_rematch(new_pa
 
     # The end screen's analysis answers the fan too: the invitation admits them to it (not 403 private_table).
     with fan.expect_response(lambda response: f"/api/tables/{table_id}/analysis" in response.url) as analysis:
-        play_to_the_end(ann, bob, player)
+        play_together(player(ann), player(bob))
     assert analysis.value.status in (200, 202), analysis.value.status
     for page in (ann, bob, fan):
         page.wait_for_selector(".game[data-phase=over]")
