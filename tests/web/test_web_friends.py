@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
-from playwright.sync_api import expect
+from playwright.sync_api import Page, WebSocket, expect
 
 # Whether Ann's page shows her own choice made in the sale round of the given moves count.
 _CHOSEN_IN_ROUND = """moves => {
@@ -25,8 +26,37 @@ _BADGE_SHOWN = """() => new Promise(done => requestAnimationFrame(() => requestA
   setTimeout(() => done(window.__badgeShown + !document.querySelector('#chat-unread').hidden)))))"""
 
 
+def bob_commits(payload: str | bytes) -> bool:
+    """Whether a message from the server is a state in which Bob (seat 1) has chosen his house."""
+    message = json.loads(payload)
+    event = message.get("event") or {}
+    return message.get("type") == "state" and event.get("kind") == "commit" and event.get("seat") == 1
+
+
+def pressed_while_redrawn(ann: Page, socket: WebSocket, bob) -> None:
+    """Ann presses a house as Bob's choice reaches her page, and releases it once her page has taken it in: the house
+    is chosen. (The redraw Bob's choice asked for replaced the house pressed, and the click, fired on the release,
+    was lost: the house was not chosen, a click a person made in vain.)"""
+    house = ann.locator(".hand button.card.house:not([disabled])").first
+    value = house.get_attribute("data-house")
+    box = house.bounding_box()
+    assert box is not None
+    ann.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    ann.mouse.down()
+    with socket.expect_event("framereceived", predicate=bob_commits):
+        bob.act("sale")
+    ann.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")  # drawn
+    ann.mouse.up()
+    expect(ann.locator(f".hand button.card.house[data-house='{value}']")).to_have_attribute("aria-pressed", "true")
+    before = ann.get_attribute(".game", "data-moves")
+    ann.click("button[data-focus=sell]")  # the last to choose: the round ends, and the page moves on
+    ann.wait_for_function("before => document.querySelector('.game').dataset.moves !== before", arg=before)
+
+
 def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_settled):
     ann = new_page()
+    sockets: list[WebSocket] = []
+    ann.on("websocket", lambda socket: sockets.append(socket))
     ann.goto("/")
     ann.fill("#friends-name", "Ann")
     ann.select_option("#friends-players", "3")
@@ -109,9 +139,14 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     bob.evaluate("() => window.scrollTo(0, 0)")
 
     a, b = player(ann), player(bob)
-    saw_waiting = saw_reveal = False
+    saw_waiting = saw_reveal = pressed = False
     deadline = time.monotonic() + 600  # a loaded machine is slow; a game that hangs still fails
     while time.monotonic() < deadline:
+        if not pressed and a.turn() == "sale" and b.turn() == "sale":
+            # Once, with both still to choose (the bot has): Ann's press spans Bob's choice; then she sells.
+            ann.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 2")
+            pressed_while_redrawn(ann, sockets[-1], b)
+            pressed = True
         before = a.moves()
         phase_a = a.try_turn()
         if phase_a == "sale":
@@ -152,6 +187,7 @@ def test_two_people_and_a_bot_from_two_browsers(new_page, player, shoot, reveal_
     else:
         raise AssertionError("the game did not finish in time")
     assert saw_waiting, "Ann never saw Bob still choosing"
+    assert pressed, "Ann never pressed a house as Bob chose"
     assert saw_reveal, "Ann never saw a reveal"
     ann.wait_for_selector("#end")
     bob.wait_for_selector("#end")

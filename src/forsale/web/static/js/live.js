@@ -327,8 +327,39 @@ export function showTable(ctx, tableId, opts = {}) {
     });
   }
 
+  // A press on one of the table's controls lasts until it is released (the mouse's button, a finger, Space on a
+  // button), and its click comes only then, on the element pressed: a redraw in between replaced that element, and
+  // the click was lost (another seat's choice arriving as a house was pressed: the house was not chosen). Redraws
+  // wait for the release; the click, dispatched after it, still finds the element pressed, then the table is drawn.
+  let pressed = false;
+  let drawAfterPress = false;
+  function press(/** @type {Event} */ event) {
+    const target = /** @type {HTMLElement} */ (event.target);
+    if (event instanceof KeyboardEvent && event.key !== " ") return;
+    if (event instanceof PointerEvent && event.button !== 0) return; // not a right click: its menu takes the release
+    if (target.closest && target.closest("button, a, input, label, summary")) pressed = true;
+  }
+  function unpress(/** @type {Event} */ event) {
+    if (event instanceof KeyboardEvent && event.key !== " ") return;
+    pressed = false;
+    if (drawAfterPress) drawSoon(); // on the next frame: after the click this release fires
+  }
+  root.addEventListener("pointerdown", press);
+  root.addEventListener("keydown", press);
+  // Wherever it ends (off the table, outside the window); and the window's own blur (not an element's, which a press
+  // itself causes as it moves the focus): a press that another window took over ends there.
+  const releases = /** @type {const} */ (["pointerup", "pointercancel", "keyup"]);
+  for (const type of releases) window.addEventListener(type, unpress, true);
+  window.addEventListener("blur", unpress);
+
   function draw() {
-    if (!gone) drawTable(root, m, ui);
+    if (gone) return;
+    if (pressed) {
+      drawAfterPress = true;
+      return;
+    }
+    drawAfterPress = false;
+    drawTable(root, m, ui);
   }
 
   function onKey(/** @type {KeyboardEvent} */ event) {
@@ -354,6 +385,8 @@ export function showTable(ctx, tableId, opts = {}) {
     document.title = t("title.page");
     document.removeEventListener("keydown", onKey);
     document.removeEventListener("forsale:language", relabel);
+    for (const type of releases) window.removeEventListener(type, unpress, true);
+    window.removeEventListener("blur", unpress);
     if (ticker) clearInterval(ticker);
     turnNotice.stop();
     if (conn) conn.close();
