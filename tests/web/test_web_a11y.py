@@ -332,6 +332,9 @@ def test_animations_respect_prefers_reduced_motion(
     assert page.evaluate(_REVEAL_ANIMATIONS) == 0
     # A pointer resting on the bottom edge of a card in hand: the card lifts once and stays (it used to rise off
     # the pointer and fall back under it every frame, and a click there timed out on a card that never stood still).
+    # Measured once every other seat has chosen: no message redraws the hand under the pointer meanwhile (a card drawn
+    # anew there is hovered a frame late, and one drawn away has no box: 4 of 10 times with bots 0.25 s slower).
+    page.wait_for_function("() => document.querySelectorAll('.felt .card.placeholder').length === 1")
     card = page.locator("button.card.house:not([disabled])").first
     box = card.bounding_box()
     assert box is not None
