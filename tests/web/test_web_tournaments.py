@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from forsale.client import BotClient, GameOver, run_bot
 from forsale.server.people.sessions import COOKIE
@@ -96,6 +96,43 @@ def playing(make: Callable[[], list[tuple[BotClient, int]]], ended: list[GameOve
     return thread
 
 
+# From now on, whether the page draws Join again.
+_WATCH_JOIN = """() => {
+  window.joinAgain = false;
+  const actions = document.getElementById('tournament-actions');
+  new MutationObserver(() => (window.joinAgain ||= !!document.getElementById('tournament-join')))
+    .observe(actions, {childList: true});
+}"""
+
+
+def hold_a_look(page: Page, tid: str) -> list[Route]:
+    """The page's next look at the tournament (it looks every 3 s), held: it will be answered late."""
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(f"**/api/tournaments/{tid}", hold)
+    return held
+
+
+def join_across_a_late_look(phone: Page, tid: str, held: list[Route]) -> None:
+    """The phone joins while a look at the tournament that the server answered before the Join arrives after it (a
+    slow line). The page must stay joined: it drew the late look, Join again, until its next look 3 s later (the
+    test checks ``window.joinAgain`` a while after, when the late answer has long been taken in)."""
+    while not held:
+        phone.wait_for_timeout(50)  # the page's next look
+    early = held[0].fetch()  # answered now, before the Join: the tournament without the phone's person
+    phone.click("#tournament-join")
+    expect(phone.locator("#tournament-withdraw")).to_be_visible()
+    phone.evaluate(_WATCH_JOIN)
+    held[0].fulfill(response=early)
+    phone.unroute(f"**/api/tournaments/{tid}")
+
+
 def session_of(page: Page) -> str:
     return next(c["value"] for c in page.context.cookies() if c["name"] == COOKIE)
 
@@ -126,12 +163,12 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     phone.goto(f"{base}/#/tournaments/{tid}")
     phone.click("#menu-toggle")
     sign_up(phone, f"Pho{tag}")
-    phone.click("#tournament-join")
-    expect(phone.locator("#tournament-withdraw")).to_be_visible()
+    held = hold_a_look(phone, tid)
 
     people = [api_person(base, f"Api{i}{tag}") for i in range(6)]
     for http in people:
         assert http.post(f"/api/tournaments/{tid}/join", json={}).status_code == 200
+    join_across_a_late_look(phone, tid, held)
     token = bot_token(base, f"Bot{tag}")
     joined = httpx.post(f"{base}/api/bot/tournaments/{tid}/join", json={}, headers={"Authorization": f"Bearer {token}"})
     assert joined.status_code == 200 and joined.json()["entries"] == 9
@@ -142,6 +179,7 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     bot = playing(lambda: [(BotClient(base, token), 3)], games)
     others = playing(lambda: [(Person(base, session), 3) for session in sessions], played)
 
+    assert phone.evaluate("() => window.joinAgain") is False, "a look answered late drew Join again"
     laptop.click("#tournament-start")
     expect(laptop.locator("#tournament-status")).to_contain_text("round 1 of 3")
     laptop.click("#tournament-go")  # "Go to your table": the seat is the account's (the table resumes it)

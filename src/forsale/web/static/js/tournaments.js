@@ -190,12 +190,32 @@ function showOne(ctx, id) {
 
   const act = (what) => async () => {
     error.textContent = "";
+    const n = ++asked;
     try {
-      draw(await tournamentApi.act(id, what));
+      show(n, await tournamentApi.act(id, what));
     } catch (e) {
       error.textContent = e.message;
     }
   };
+
+  // The answers are numbered as they are asked for, and one asked before the answer drawn is not drawn: a look sent
+  // just before a Join (or Start) answered after it, and drew the tournament as it was (Join again, until the next
+  // look). An answer the same as the one drawn is not drawn again: each look drew the buttons anew, losing the
+  // keyboard's focus on them and a click pressed across it.
+  let asked = 0;
+  let drawnAt = 0;
+  let drawnText = "";
+  /** Draw the answer to request `n` unless a later one is drawn already; whether it is the latest. */
+  function show(n, tour) {
+    if (n < drawnAt) return false;
+    drawnAt = n;
+    const text = JSON.stringify(tour);
+    if (text !== drawnText) {
+      drawnText = text;
+      draw(tour);
+    }
+    return true;
+  }
 
   function draw(tour) {
     ctx.setInfo(tour.name);
@@ -283,10 +303,10 @@ function showOne(ctx, id) {
   }
 
   async function refresh() {
+    const n = ++asked;
     try {
       const tour = await tournamentApi.get(id);
-      if (!alive) return;
-      draw(tour);
+      if (!alive || !show(n, tour)) return;
       const playing = tour.status === "running" && tour.you && !tour.you.withdrawn;
       if (playing && !listening) listen();
       else if (!playing && listening) {
