@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from harness.serve import checkout_env
 
@@ -37,6 +37,38 @@ def look_for_players(page: Page, bots_after: str) -> None:
     ask_for_a_table(page, bots_after)
     expect(page.locator("#pairing-waiting")).to_be_visible()
     expect(page.locator("#pairing-form")).to_be_hidden()
+
+
+# From now on, whether the page shows the wait again.
+_WATCH_WAIT = """() => {
+  const waiting = document.getElementById('pairing-waiting');
+  window.waitAgain = false;
+  new MutationObserver(() => (window.waitAgain ||= !waiting.hidden)).observe(waiting, {attributes: true});
+}"""
+
+
+def cancel_across_a_late_look(page: Page) -> None:
+    """Cancel while a look at the queue that the server answered before the Cancel arrives after it (a slow line):
+    the page stays out of the queue. (It drew the late look: waiting again, then "no longer in the queue".)"""
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/api/pairing", hold)
+    while not held:
+        page.wait_for_timeout(50)  # the page's next look (every 5 s)
+    early = held[0].fetch()  # answered now, before the Cancel: still waiting
+    page.click("#pairing-cancel")
+    expect(page.locator("#pairing-form")).to_be_visible()
+    page.evaluate(_WATCH_WAIT)
+    held[0].fulfill(response=early)
+    page.unroute("**/api/pairing")
+    expect(page.locator("#pairing-counts")).to_contain_text("0 players waiting")  # a later look: the late one is in
+    assert page.evaluate("() => window.waitAgain") is False, "a look answered late showed the wait again"
 
 
 def bot_in_the_queue(base: str) -> tuple[str, subprocess.Popen[str]]:
@@ -79,9 +111,7 @@ def test_two_people_and_a_bot_account_find_each_other_through_quick_pairing(
     # And change one's mind: Cancel leaves the queue (bots welcome after 2 minutes, not 5 s: a machine stalled for 5 s
     # before the click would have seated the laptop with bots, and left no Cancel to click).
     look_for_players(laptop, "120")
-    laptop.click("#pairing-cancel")
-    expect(laptop.locator("#pairing-form")).to_be_visible()
-    expect(laptop.locator("#pairing-counts")).to_contain_text("0 players waiting")
+    cancel_across_a_late_look(laptop)
 
     found = audit_themes(laptop, "quick pairing's form")
     look_for_players(laptop, "120")  # bots are welcome, but not before the phone's person comes (no timing race)

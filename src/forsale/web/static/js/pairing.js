@@ -64,6 +64,12 @@ export function pairingCard(ctx) {
   let since = 0; // when the wait began (ms since the epoch)
   let ticking = 0; // the elapsed-time timer
   let last = 0; // the id of the latest notice read: the next poll asks for those after it
+  // A look at the queue (refresh) asked before the player's latest Find or Cancel, or answered before the server took
+  // it, tells the queue as it was: after a Cancel, "waiting" again (and then "you are no longer in the queue"). Looks
+  // are asked once the latest Find or Cancel is answered, and an answer is dropped if one came between.
+  let acted = 0;
+  /** @type {Promise<unknown>} */
+  let settling = Promise.resolve();
 
   const counts = h("p.hint.pairing-counts", { id: "pairing-counts", "aria-live": "polite" });
   const error = h("div.error-box", { role: "alert" });
@@ -111,8 +117,11 @@ export function pairingCard(ctx) {
     find.disabled = true;
     const body = { players: playersOf(size.value), rated: rated.checked, bots_after: bots.value ? Number(bots.value) : null };
     localStorage.setItem(PREFS, JSON.stringify({ players: size.value, rated: rated.checked, bots: bots.value }));
+    acted += 1;
+    const joining = pairingApi.join(body);
+    settling = joining.catch(() => {});
     try {
-      const res = await pairingApi.join(body);
+      const res = await joining;
       showCounts(res.counts);
       wait(res.after, res.pairing.since);
     } catch (e) {
@@ -166,7 +175,10 @@ export function pairingCard(ctx) {
     polling = null;
     clearInterval(ticking);
     show(false);
-    if (leave) pairingApi.leave().catch(() => {});
+    if (leave) {
+      acted += 1;
+      settling = pairingApi.leave().catch(() => {});
+    }
   }
 
   // Closing the tab or leaving the site: leave the queue now (the server would drop the entry within seconds anyway).
@@ -177,8 +189,10 @@ export function pairingCard(ctx) {
 
   async function refresh() {
     try {
+      await settling;
+      const asked = acted;
       const res = await pairingApi.state();
-      if (!alive) return;
+      if (!alive || asked !== acted) return; // a Find or Cancel since: the answer is out of date
       showCounts(res.counts);
       if (res.pairing && !polling) wait(null, res.pairing.since); // waiting already (a reload): wait on
       else if (!res.pairing && polling && !(await seatedYet(0).catch(() => false)) && polling) {
