@@ -234,3 +234,25 @@ def test_hard_plays_only_legal_moves(rules: Ruleset) -> None:
                 action = agents[(seat + game) % len(agents)].act(v, rng, None)
                 assert action in v.legal_actions()
                 state.push(seat, action)
+
+
+def test_v1sale_sells_as_hard_v1_at_tables_of_that_size_and_as_hard_below() -> None:
+    """``hard:v1sale=6``: at 6 players every sale is ``sale=v1``'s (hard-v1's sampled best response), at 4 the
+    solved game's, move for move for the same view and seed; a table size it cannot mean is refused."""
+    for players, twin in ((6, "hard:samples=2:sale=v1"), (4, "hard:samples=2")):
+        state = new_game(players, seed=players)
+        rng = random.Random(3)
+        agents = [make_agent("expert") for _ in range(players)]
+        compared = 0
+        while not state.is_over:
+            for seat in state.seats_to_act():
+                v = view(state, seat)
+                if seat == 0 and v.phase == "sale" and len(v.hand) > 1:
+                    mine = make_agent("hard:samples=2:v1sale=6").act(v, random.Random(compared), None)
+                    assert mine == make_agent(twin).act(v, random.Random(compared), None)
+                    compared += 1
+                state.push(seat, agents[seat].act(v, rng, None))
+        assert compared == state.rules.rounds - 1
+    for bad in ("2", "7", "5.5"):
+        with pytest.raises(ValueError, match="v1sale"):
+            make_agent(f"hard:v1sale={bad}")
