@@ -232,7 +232,7 @@ def test_a_fixed_seller_is_best_responded_to_after_two_sales_a_reasoning_one_onl
 
 @pytest.mark.parametrize("rule", ["lowest", "hand_mean"])
 def test_one_sale_the_expert_would_not_have_made_tells_a_fixed_seller_apart(rule: str) -> None:
-    """``gate=apart``: three sellers of a fixed rule whose first sales the expert's own sale mispredicted are
+    """``gate=apart`` (the default): three sellers of a fixed rule whose first sales the expert's own sale mispredicted are
     best-responded to from the second sale round with a choice, one round before ``gate=fixed``; after that the
     two gates agree."""
     _, seen = _play([ExpertAgent(), *(RuleAgent(rule) for _ in range(3))], seed=4, watch=0)
@@ -243,6 +243,7 @@ def test_one_sale_the_expert_would_not_have_made_tells_a_fixed_seller_apart(rule
     assert all(fits[s].observed == 1 and expert_refuted(fits[s]) and reasoning_mass(fits[s]) < 0.5 for s in (1, 2, 3))
     moves = [make_agent("hard:gate=apart:samples=3").act(seen[1], random.Random(9), None) for _ in range(2)]
     assert moves[0] == moves[1] and moves[0] in seen[1].legal_actions()
+    assert make_agent("hard").gate == "apart"  # the default (docs/strength.md)
 
 
 @pytest.mark.parametrize("seed", [1, 4])

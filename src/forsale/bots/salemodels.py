@@ -50,15 +50,15 @@ after two sales of its own choosing its posterior makes it more likely a
 seller by a rule of its own hand and the table (or at random) than one of
 :data:`REASONING` (the expert's own sale, which learns the others' sale
 types from their sales, and the equilibrium player, who solves the round),
-against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=apart``) opens
-one sale sooner for a seller whose sales the expert's own sale, replayed from what that seat saw, has
+against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=apart``, the default)
+opens one sale sooner for a seller whose sales the expert's own sale, replayed from what that seat saw, has
 mispredicted where a fixed rule predicted them (:data:`SEPARATION`): the expert's sale agrees with its greedy
 types at most tables, so one sale that all of them predicted cannot tell a field of ``expert`` from greedy
-sellers, but one sale the expert would not have made can. ``gate=guard`` adds a safe-exploitation test for
-the sellers one sale has not told apart (:func:`suspects`): the best response is played if, should they be
-the expert after all, it loses at most :data:`GUARD_EPSILON` against the solved game's mix. The bot then
-plays the best response to
-the posterior predictive, in which the unmodelled players keep their share
+sellers, but one sale the expert would not have made can (and a field of ``expert`` is never told apart).
+``gate=guard`` adds a safe-exploitation test for the sellers one sale has not told apart (:func:`suspects`):
+the best response is played if, should they be the expert after all, it loses at most
+:data:`GUARD_EPSILON` against the solved game's mix (measured, not adopted: docs/strength.md). The bot
+then plays the best response to the posterior predictive, in which the unmodelled players keep their share
 (``uniform`` at random, ``equilibrium`` as the solved game's play). An
 opponent unlike every rule keeps its mass on ``uniform`` or ``equilibrium``
 under either, and so is met by a response to random and solved play, never

@@ -29,11 +29,13 @@ decision by default):
   move is drawn, with the caller's rng, from the bot's own solved strategy;
   but once every opponent still choosing sells like a rule of the library
   of :mod:`forsale.bots.salemodels` (posterior mass and predictive
-  log-loss, fitted on its sales this game), or has sold twice and more
-  likely by a fixed rule than by reasoning about the others
-  (:func:`~forsale.bots.salemodels.fixed_sellers`; ``gate=safe``: the
-  first criterion alone), the bot plays the best response to their
-  predicted sales instead (``model=0``: never; issue 32).
+  log-loss, fitted on its sales this game), or is more likely a seller by
+  a fixed rule than one who reasons about the others after two sales, or
+  after one that the expert's own sale would not have made
+  (:func:`~forsale.bots.salemodels.told_apart`; ``gate=fixed``: two sales
+  always, ``gate=safe``: the first criterion alone), the bot plays the
+  best response to their predicted sales instead (``model=0``: never;
+  issue 32).
 
 ``hard-v1``, the search bot before issue 14, stays registered: it is
 :class:`~forsale.bots.auction_search.AuctionSearchAgent` itself, the base
@@ -101,14 +103,15 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
 
-GATES = {"fixed": fixed_sellers, "safe": exploitable, "apart": told_apart, "guard": told_apart}
-"""When the sale search best-responds to the fitted sale models (``gate=``): once every opponent still choosing
-is well modelled or, after two sales, more likely sells by a fixed rule than reasons about the others' hands
-(:func:`~forsale.bots.salemodels.fixed_sellers`), or only once each is well modelled
-(:func:`~forsale.bots.salemodels.exploitable`, the criterion before), or as ``fixed`` but after one sale for a
-seller that sale already told from the expert (:func:`~forsale.bots.salemodels.told_apart`); ``guard`` as
-``apart``, and after one sale each the best response is also played where it would lose little if the sellers
-not yet told apart were the expert (:meth:`HardAgent._guarded`)."""
+GATES = {"apart": told_apart, "fixed": fixed_sellers, "safe": exploitable, "guard": told_apart}
+"""When the sale search best-responds to the fitted sale models (``gate=``). ``apart`` (the default): once every
+opponent still choosing is well modelled or more likely sells by a fixed rule than reasons about the others'
+hands, after two sales, or after one that the expert's own sale would not have made
+(:func:`~forsale.bots.salemodels.told_apart`); ``fixed``: the same after two sales always
+(:func:`~forsale.bots.salemodels.fixed_sellers`, the default before); ``safe``: only once each is well modelled
+(:func:`~forsale.bots.salemodels.exploitable`); ``guard``: as ``apart``, and after one sale each the best
+response is also played where it would lose little if the sellers not yet told apart were the expert
+(:meth:`HardAgent._guarded`; measured, not adopted)."""
 
 OUTCOME_DRAWS = 256
 """Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
@@ -304,7 +307,7 @@ class HardAgent(AuctionSearchAgent):
         model: bool = True,
         bidmodel: bool = True,
         partial: bool = False,
-        gate: str = "fixed",
+        gate: str = "apart",
         typeprior: bool = True,
         v1sale: int = 0,
         **options: Any,
@@ -583,7 +586,7 @@ def _hard(
     model: int = 1,
     bidmodel: int = 1,
     partial: int = 0,
-    gate: str = "fixed",
+    gate: str = "apart",
     typeprior: int = 1,
     v1sale: int = 0,
     **options: Any,
