@@ -9,7 +9,7 @@ import re
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from forsale import Ruleset
 from forsale.errors import RulesError
@@ -227,11 +227,30 @@ def test_a_finished_solo_game_is_among_the_finished_games_of_its_browser(new_pag
     listed = httpx.get(f"{web_server}/api/tables", params={"status": "over", "limit": 100}).json()["tables"]
     assert table_id not in [game["id"] for game in listed]  # a solo game is unlisted: the server never lists it
 
+    # The lists are asked for again every 5 s. Their answers are held to the first ones here, as on a quiet server:
+    # an answer that changes nothing leaves the lists as they are, so the keyboard's focus stays on its link (each
+    # refresh redrew them, and the focus fell back to the page).
+    first: dict[str, str] = {}
+
+    def same_answer(route: Route) -> None:
+        if route.request.url not in first:
+            first[route.request.url] = route.fetch().text()
+        route.fulfill(status=200, content_type="application/json", body=first[route.request.url])
+
+    page.route(re.compile(r"/api/tables\?status="), same_answer)
     page.goto("/#/")
     game = page.locator(f"#finished-games li[data-table='{table_id}']")
     expect(game).to_contain_text("Solo game")
     expect(game).to_contain_text("Ann, random bot")
-    game.get_by_role("link", name="Replay").click()
+    replay = game.get_by_role("link", name="Replay")
+    replay.focus()
+    page.evaluate("() => { document.activeElement.focusedBefore = true; }")
+    with page.expect_response(lambda response: "status=over" in response.url, timeout=15_000):
+        pass  # the next refresh, at most 5 s away
+    page.evaluate("() => new Promise((done) => setTimeout(done, 100))")  # its answers drawn (or, now, not)
+    assert page.evaluate("() => document.activeElement.focusedBefore === true"), "a refresh took the focus away"
+    page.unroute(re.compile(r"/api/tables\?status="), same_answer)
+    replay.click()
     expect(page.locator("#replay-step")).to_contain_text("move")
     assert page.url.endswith(f"#/replay/{table_id}")
 

@@ -133,6 +133,22 @@ function refusesRules(error) {
 }
 
 /** Where a share link for `seat` of table `id` points (with the invitation code of an invitation-only table). */
+/** What each refreshed list last showed, as markup. */
+const shown = new WeakMap();
+
+/**
+ * `nodes` in `list`, unless the list already shows the same: the lobby's lists are asked for every 5 s, and a
+ * redraw of an unchanged list took the keyboard's focus off a link and lost a click pressed across it.
+ * @param {HTMLElement} list
+ * @param {HTMLElement[]} nodes
+ */
+function redraw(list, nodes) {
+  const markup = nodes.map((node) => node.outerHTML).join("");
+  if (shown.get(list) === markup) return;
+  shown.set(list, markup);
+  list.replaceChildren(...nodes);
+}
+
 export function seatLink(id, seat, invite) {
   return `${location.origin}${location.pathname}#/table/${id}?seat=${seat}${invite ? `&invite=${encodeURIComponent(invite)}` : ""}`;
 }
@@ -430,9 +446,9 @@ export function showLobby(ctx) {
           h("a.btn.quiet", { href: `#/watch/${tb.id}` }, t("join.watch")),
         );
       });
-      openList.replaceChildren(...(items.length ? items : [h("li.empty", null, t("lobby.noTables"))]));
+      redraw(openList, items.length ? items : [h("li.empty", null, t("lobby.noTables"))]);
     } catch (e) {
-      openList.replaceChildren(h("li.empty", null, t("lobby.tablesFailed", { reason: e.message })));
+      redraw(openList, [h("li.empty", null, t("lobby.tablesFailed", { reason: e.message }))]);
     }
     try {
       const [{ tables: listed }, own] = await Promise.all([api.finished(15), ownFinishedGames()]);
@@ -453,9 +469,9 @@ export function showLobby(ctx) {
           h("a.btn.quiet", { href: api.recordUrl(tb.id), download: `forsale-${tb.id}.json` }, t("lobby.record")),
         );
       });
-      doneList.replaceChildren(...(items.length ? items : [h("li.empty", null, t("lobby.noGames"))]));
+      redraw(doneList, items.length ? items : [h("li.empty", null, t("lobby.noGames"))]);
     } catch (e) {
-      doneList.replaceChildren(h("li.empty", null, t("lobby.gamesFailed", { reason: e.message })));
+      redraw(doneList, [h("li.empty", null, t("lobby.gamesFailed", { reason: e.message }))]);
     }
   }
 
