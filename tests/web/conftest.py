@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -258,6 +258,28 @@ class Player:
             if self.play_turn() == "over":
                 return
         raise AssertionError("the game did not end")
+
+
+def hold_a_look(page: Page, url: str) -> list[Route]:
+    """The page's next ``GET`` of ``url`` (a glob), held for the caller to answer late, as on a slow line; every
+    other request to it passes. The list gets the held route once the page asks (:func:`held_look`)."""
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        if route.request.method == "GET" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(url, hold)
+    return held
+
+
+def held_look(page: Page, held: list[Route]) -> Route:
+    """The route :func:`hold_a_look` holds, once the page has asked (its polls come every few seconds)."""
+    while not held:
+        page.wait_for_timeout(50)
+    return held[0]
 
 
 def play_together(*players: Player, seconds: float = 600) -> None:

@@ -17,11 +17,12 @@ import time
 from collections.abc import Callable
 
 import httpx
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 
 from harness.serve import checkout_env
 
 from .accounts import PASSWORD, sign_up, unique
+from .conftest import held_look, hold_a_look
 from .test_web_a11y import audit_themes
 
 TABLE = re.compile(r"#/table/([\w-]+)$")
@@ -50,22 +51,12 @@ _WATCH_WAIT = """() => {
 def cancel_across_a_late_look(page: Page) -> None:
     """Cancel while a look at the queue that the server answered before the Cancel arrives after it (a slow line):
     the page stays out of the queue. (It drew the late look: waiting again, then "no longer in the queue".)"""
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        if route.request.method == "GET" and not held:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route("**/api/pairing", hold)
-    while not held:
-        page.wait_for_timeout(50)  # the page's next look (every 5 s)
-    early = held[0].fetch()  # answered now, before the Cancel: still waiting
+    look = held_look(page, hold_a_look(page, "**/api/pairing"))  # the page's next look (every 5 s)
+    early = look.fetch()  # answered now, before the Cancel: still waiting
     page.click("#pairing-cancel")
     expect(page.locator("#pairing-form")).to_be_visible()
     page.evaluate(_WATCH_WAIT)
-    held[0].fulfill(response=early)
+    look.fulfill(response=early)
     page.unroute("**/api/pairing")
     expect(page.locator("#pairing-counts")).to_contain_text("0 players waiting")  # a later look: the late one is in
     assert page.evaluate("() => window.waitAgain") is False, "a look answered late showed the wait again"

@@ -27,7 +27,7 @@ from forsale.client import BotClient, GameOver, run_bot
 from forsale.server.people.sessions import COOKIE
 from forsale.view import View
 
-from .conftest import Player
+from .conftest import Player, held_look, hold_a_look
 from .test_web_a11y import audit_themes
 from .test_web_pairing import sign_up
 
@@ -105,31 +105,16 @@ _WATCH_JOIN = """() => {
 }"""
 
 
-def hold_a_look(page: Page, tid: str) -> list[Route]:
-    """The page's next look at the tournament (it looks every 3 s), held: it will be answered late."""
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        if route.request.method == "GET" and not held:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route(f"**/api/tournaments/{tid}", hold)
-    return held
-
-
 def join_across_a_late_look(phone: Page, tid: str, held: list[Route]) -> None:
     """The phone joins while a look at the tournament that the server answered before the Join arrives after it (a
     slow line). The page must stay joined: it drew the late look, Join again, until its next look 3 s later (the
     test checks ``window.joinAgain`` a while after, when the late answer has long been taken in)."""
-    while not held:
-        phone.wait_for_timeout(50)  # the page's next look
-    early = held[0].fetch()  # answered now, before the Join: the tournament without the phone's person
+    look = held_look(phone, held)  # the page's next look
+    early = look.fetch()  # answered now, before the Join: the tournament without the phone's person
     phone.click("#tournament-join")
     expect(phone.locator("#tournament-withdraw")).to_be_visible()
     phone.evaluate(_WATCH_JOIN)
-    held[0].fulfill(response=early)
+    look.fulfill(response=early)
     phone.unroute(f"**/api/tournaments/{tid}")
 
 
@@ -163,7 +148,7 @@ def test_a_nine_player_swiss_tournament_runs_three_rounds_to_final_standings(
     phone.goto(f"{base}/#/tournaments/{tid}")
     phone.click("#menu-toggle")
     sign_up(phone, f"Pho{tag}")
-    held = hold_a_look(phone, tid)
+    held = hold_a_look(phone, f"**/api/tournaments/{tid}")
 
     people = [api_person(base, f"Api{i}{tag}") for i in range(6)]
     for http in people:

@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 from aiosmtpd.controller import Controller
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from ..server.smtp import Inbox
-from .conftest import TIMEOUT_MS, play_together
+from .conftest import TIMEOUT_MS, held_look, hold_a_look, play_together
 
 pytestmark = pytest.mark.timeout(600)
 PASSWORD = "correct horse battery staple"
@@ -97,21 +97,13 @@ def set_email(page: Page, address: str, inbox: Inbox) -> None:
     The form's saved address (``GET /api/me``) is held back until the new one is typed, as on a slow line: the
     late answer once wiped what was typed and an empty address was saved (a CI failure, 1 run in ~10).
     """
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        held.append(route)
-
-    page.route("**/api/me", hold)
+    held = hold_a_look(page, "**/api/me")
     page.click("#account-name-link")
     page.wait_for_selector("#account-settings")
     page.fill("#account-email", address)
-    while not held:
-        page.wait_for_timeout(20)
     with page.expect_response("**/api/me"):
-        for route in held:
-            route.continue_()
-    page.unroute("**/api/me", hold)
+        held_look(page, held).continue_()
+    page.unroute("**/api/me")
     page.evaluate("() => new Promise((done) => setTimeout(done, 50))")  # the answer's handler has run
     expect(page.locator("#account-email")).to_have_value(address)
     page.click("#account-email-save")
