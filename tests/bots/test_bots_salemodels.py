@@ -141,9 +141,8 @@ def test_no_evidence_no_exploitation() -> None:
     assert exploitable(fit_opponents(seen[-2]), seen[-2])  # by the last choice, three lowest sellers are known
 
 
-@pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_the_modelling_bot_plays_legal_moves_at_every_player_count(players: int) -> None:
-    agents: list[object] = [make_agent("hard:model=1:samples=2"), *(RuleAgent("lowest") for _ in range(players - 1))]
+def _plays_legal_moves_to_the_end(agents: list[object], players: int) -> None:
+    """A game of ``agents`` (seat by seat) on the deal of seed ``players``: every move is legal in its seat's view."""
     state = new_game(players, seed=players)
     rng = random.Random(0)
     while not state.is_over:
@@ -152,6 +151,12 @@ def test_the_modelling_bot_plays_legal_moves_at_every_player_count(players: int)
             action = agents[seat].act(v, rng, None)  # type: ignore[attr-defined]
             assert action in v.legal_actions()
             state.push(seat, action)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_modelling_bot_plays_legal_moves_at_every_player_count(players: int) -> None:
+    agents: list[object] = [make_agent("hard:model=1:samples=2"), *(RuleAgent("lowest") for _ in range(players - 1))]
+    _plays_legal_moves_to_the_end(agents, players)
 
 
 def test_same_view_and_seed_give_the_same_best_response() -> None:
@@ -268,14 +273,7 @@ def test_the_early_gates_play_legal_moves(players: int, gate: str) -> None:
     """Against experts (suspected after one sale: the guard's test) and fixed sellers (told apart)."""
     agents: list[object] = [make_agent(f"hard:gate={gate}:samples=2")]
     agents += [ExpertAgent() if s % 2 else RuleAgent("hand_mean") for s in range(1, players)]
-    state = new_game(players, seed=players)
-    rng = random.Random(0)
-    while not state.is_over:
-        for seat in state.seats_to_act():
-            v = view(state, seat)
-            action = agents[seat].act(v, rng, None)  # type: ignore[attr-defined]
-            assert action in v.legal_actions()
-            state.push(seat, action)
+    _plays_legal_moves_to_the_end(agents, players)
 
 
 def test_the_guard_suspects_only_sellers_one_sale_has_not_told_from_the_expert() -> None:
