@@ -3,7 +3,12 @@
 Each table is a *slot* (:class:`Slot`) that creates a private table through
 the lobby API, joins its four seats, connects four WebSocket clients and
 plays a whole game with a fast heuristic (:func:`heuristic`) on the client
-side, then the next, until the measurement window closes. The clients run in
+side, then the next, until the measurement window closes. The window opens
+only once every table has been seated (and the stagger is over): seating
+thousands of tables is work of its own, and a window that opened while it
+was still going measured the backlog of seating, not play (a PostgreSQL run
+of 2,000 tables seated its last tables 8 s into the window, whose p99 that
+made 480 ms against 15 ms after). The clients run in
 ``procs`` spawned processes (:func:`client_process`), which find this code by
 its module name, ``harness.load``: a spawned child inherits its parent's
 import path, where ``bench/`` is (a script's own folder; pytest's
@@ -19,15 +24,18 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
 import random
 import resource
 import statistics
+import sys
+import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +81,13 @@ class Slot:
 
     async def main(self, start: float) -> None:
         await asyncio.sleep(max(0.0, start - time.time()))
+        first = True
         while time.time() < self.run.window_end:
             table_id, tokens = await self.run.new_table()
             seats = await asyncio.gather(*(self.run.open_seat(table_id, token) for token in tokens))
+            if first:
+                self.run.seated_one()
+                first = False
             finished = await asyncio.gather(*(self.play_seat(ws, welcome) for ws, welcome in seats))
             if all(finished):
                 self.run.games.append(table_id)
@@ -119,12 +131,19 @@ class Slot:
 
 
 class Run:
-    """One client process: its share of the slots, an HTTP client for the lobby, and what it measured."""
+    """One client process: its share of the slots, an HTTP client for the lobby, and what it measured.
 
-    def __init__(self, http_base: str, ws_base: str, think: float, window: tuple[float, float]) -> None:
+    It tells its parent on ``conn`` once each of its slots has seated its first table, and learns the
+    measurement window from it then (:func:`measure`); until then the window has no end.
+    """
+
+    def __init__(self, http_base: str, ws_base: str, think: float, conn: multiprocessing.connection.Connection) -> None:
         self.http_base, self.ws_base = http_base, ws_base
         self.think = think
-        self.window_start, self.window_end = window
+        self.conn = conn
+        self.window_end = math.inf
+        self.slots = 0
+        self.seated = 0
         self.acks: list[tuple[float, float]] = []  # (wall time of the ack, latency in seconds)
         self.games: list[str] = []
         self.abandoned = 0
@@ -156,9 +175,25 @@ class Run:
                 if message["type"] == "welcome":
                     return ws, message
 
+    def seated_one(self) -> None:
+        """A slot seated its first table; once all have, tell the parent (it opens the window)."""
+        self.seated += 1
+        if self.seated == self.slots:
+            self.conn.send(("seated", time.time()))
+
     async def close_at_the_end(self) -> None:
-        """Once the window has closed, hang up on the games still going (their seats may be waiting for
-        a seat that has already stopped, and the server would wait out its grace period)."""
+        """Learn the window from the parent; once it has closed, hang up on the games still going (their seats
+        may be waiting for a seat that has already stopped, and the server would wait out its grace period)."""
+        loop = asyncio.get_running_loop()
+        told: asyncio.Future[tuple[float, float]] = loop.create_future()
+
+        def wait() -> None:  # a daemon thread: a process whose slot failed exits without waiting for the window
+            with contextlib.suppress(EOFError, OSError, RuntimeError):
+                window = self.conn.recv()
+                loop.call_soon_threadsafe(told.set_result, window)
+
+        threading.Thread(target=wait, daemon=True).start()
+        _, self.window_end = await told
         await asyncio.sleep(max(0.0, self.window_end - time.time()) + 1.0)
         for ws in list(self.sockets):
             await ws.close()
@@ -170,9 +205,12 @@ class Run:
         async with aiohttp.ClientSession(self.http_base, connector=connector, timeout=timeout) as self.http:
             cpu = time.process_time()
             slots = [Slot(self, random.Random(rng.random())) for _ in starts]
+            self.slots = len(slots)
+            if not slots:
+                self.conn.send(("seated", time.time()))
             closer = asyncio.create_task(self.close_at_the_end())
             await asyncio.gather(*(slot.main(start) for slot, start in zip(slots, starts)))
-            closer.cancel()
+            await closer  # the window has closed and every slot has stopped: the sockets are closed already
         rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         return {
             "acks": self.acks,
@@ -183,6 +221,10 @@ class Run:
         }
 
 
+SEATING_GRACE_S = 120.0
+"""Seconds after the stagger that :func:`measure` waits for the last tables to be seated before it opens the
+window anyway (and says so)."""
+
 # How long the client processes may take to start (a spawned interpreter importing aiohttp and
 # uvloop): generous, for a loaded machine; the measured window is timed from their readiness.
 CLIENTS_READY_S = 300.0
@@ -191,9 +233,10 @@ CLIENTS_READY_S = 300.0
 def client_process(conn: multiprocessing.connection.Connection, http_base: str, ws_base: str, think: float) -> None:
     """One process of clients, as light as it can be made so that the server gets the CPU.
 
-    It says "ready" on ``conn`` once started, then receives its window, its
-    slots' start times and its seed, plays, and sends back what it measured
-    (or ``{"error": traceback}``).
+    It says "ready" on ``conn`` once started, then receives its slots' start
+    times and its seed, plays, says ``("seated", time)`` once every slot has
+    seated its first table, receives the measurement window, and once it has
+    closed sends back what it measured (or ``{"error": traceback}``).
 
     The load generator shares the machine's two cores with the server, so its
     own costs show up in the latencies it measures: it uses aiohttp (whose
@@ -207,9 +250,9 @@ def client_process(conn: multiprocessing.connection.Connection, http_base: str, 
     """
     gc.disable()
     conn.send("ready")
-    window, starts, seed = conn.recv()
+    starts, seed = conn.recv()
     try:
-        result = uvloop.run(Run(http_base, ws_base, think, window).main(starts, seed))
+        result = uvloop.run(Run(http_base, ws_base, think, conn).main(starts, seed))
     except Exception:
         result = {"error": traceback.format_exc()}
     conn.send(result)
@@ -236,18 +279,34 @@ def start_clients(procs: int, http_base: str, ws_base: str, think: float) -> lis
     return pipes
 
 
+def received(pipe: Any) -> Any:
+    """The next message of a client process; a clear exit if it died or failed."""
+    try:
+        message = pipe.recv()
+    except EOFError:
+        raise SystemExit("a client process died during the run (its error is above)") from None
+    if isinstance(message, dict) and "error" in message:
+        raise SystemExit(f"a client process failed:\n{message['error']}")
+    return message
+
+
+def seat_all(pipes: list[Any], t0: float, stagger: float, tick: Any) -> float | None:
+    """Wait for the stagger to end and every client process to say its tables are seated; the moment the last
+    one was (None if some were still being seated after :data:`SEATING_GRACE_S` more)."""
+    give_up = t0 + stagger + SEATING_GRACE_S
+    seated: dict[int, float] = {}
+    while time.time() < t0 + stagger or (len(seated) < len(pipes) and time.time() < give_up):
+        for i, pipe in enumerate(pipes):
+            if i not in seated and pipe.poll():
+                _, seated[i] = received(pipe)
+        time.sleep(0.1)
+        tick()
+    return max(seated.values()) if len(seated) == len(pipes) else None
+
+
 def client_results(pipes: list[Any]) -> list[dict[str, Any]]:
     """What each client process measured (they send it once their games have closed)."""
-    results = []
-    for pipe in pipes:
-        try:
-            result = pipe.recv()
-        except EOFError:
-            raise SystemExit("a client process died during the run (its error is above)") from None
-        if "error" in result:
-            raise SystemExit(f"a client process failed:\n{result['error']}")
-        results.append(result)
-    return results
+    return [received(pipe) for pipe in pipes]
 
 
 def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namespace, label: str) -> dict[str, Any]:
@@ -255,16 +314,23 @@ def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namesp
     tables, think, procs = args.tables, args.think, args.procs
     stagger = args.stagger if args.stagger is not None else max(5.0, 60.0 * think)
     pipes = start_clients(procs, http_base, ws_base, think)
-    t0 = time.time()  # every client is ready: the stagger, then the window, are timed from now
-    window = (t0 + stagger, t0 + stagger + args.duration)
+    t0 = time.time()  # every client is ready: the stagger, then the seating, then the window, are timed from now
     rng = random.Random(args.seed)
     starts = [t0 + rng.uniform(0, stagger) for _ in range(tables)]
     for i, pipe in enumerate(pipes):
-        pipe.send((window, starts[i::procs], args.seed + i))
-    with progress(window[1] - time.time()) as tick:
-        while time.time() < window[0]:
-            time.sleep(min(0.5, max(0.0, window[0] - time.time())))
-            tick()
+        pipe.send((starts[i::procs], args.seed + i))
+    with progress(stagger, args.duration) as (tick, opened):
+        all_seated = seat_all(pipes, t0, stagger, tick)
+        if all_seated is None:
+            print(
+                f"load: some tables were still being seated {SEATING_GRACE_S:.0f} s after the stagger; "
+                "the window opens anyway (the server cannot keep up with seating this many)",
+                file=sys.stderr,
+            )
+        window = (time.time(), time.time() + args.duration)
+        for pipe in pipes:
+            pipe.send(window)
+        opened()
         server_cpu0 = sum(cpu_seconds(pid) for pid in pids)
         while time.time() < window[1]:
             time.sleep(min(0.5, max(0.0, window[1] - time.time())))
@@ -286,6 +352,7 @@ def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namesp
         "think": think,
         "duration": args.duration,
         "stagger": stagger,
+        "all_seated_s": None if all_seated is None else round(all_seated - t0, 1),
         "actions": len(inside),
         "actions_per_s": round(len(inside) / args.duration, 1),
         "p50_ms": round(1000 * percentile(inside, 0.5), 2),
@@ -306,16 +373,26 @@ def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namesp
 
 
 @contextlib.contextmanager
-def progress(total: float) -> Iterator[Any]:
-    """A progress bar to the end of the measurement window (rich, on stderr)."""
+def progress(stagger: float, duration: float) -> Iterator[tuple[Callable[[], None], Callable[[], None]]]:
+    """A progress bar over the stagger and the seating, then over the measurement window (rich, on stderr):
+    ``(tick, opened)``, ``opened()`` once the window has opened (the seating's length is not known before)."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    start = time.time()
-    columns = [TextColumn("load test"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s")]
+    columns = [TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed:.0f}/{task.total:.0f} s")]
     with Progress(*columns, TimeRemainingColumn(), transient=True, console=Console(stderr=True)) as bar:
-        task = bar.add_task("run", total=total)
-        yield lambda: bar.update(task, completed=min(total, time.time() - start))
+        task = bar.add_task("load test: seating", total=stagger)
+        start, total = time.time(), stagger
+
+        def tick() -> None:
+            bar.update(task, completed=min(total, time.time() - start))
+
+        def opened() -> None:
+            nonlocal start, total
+            start, total = time.time(), duration
+            bar.update(task, description="load test: window", total=duration, completed=0)
+
+        yield tick, opened
 
 
 def plot(acks: list[tuple[float, float]], window: tuple[float, float], out: dict[str, Any], path: str) -> None:
