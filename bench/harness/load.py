@@ -7,8 +7,8 @@ side, then the next, until the measurement window closes. The window opens
 only once every table has been seated (and the stagger is over): seating
 thousands of tables is work of its own, and a window that opened while it
 was still going measured the backlog of seating, not play (a PostgreSQL run
-of 2,000 tables seated its last tables 8 s into the window, whose p99 that
-made 480 ms against 15 ms after). The clients run in
+of 2,000 tables seated its last tables 9 s into the window, which made its
+p99 480-540 ms, against 21 ms once the window waited). The clients run in
 ``procs`` spawned processes (:func:`client_process`), which find this code by
 its module name, ``harness.load``: a spawned child inherits its parent's
 import path, where ``bench/`` is (a script's own folder; pytest's
@@ -290,7 +290,7 @@ def received(pipe: Any) -> Any:
     return message
 
 
-def seat_all(pipes: list[Any], t0: float, stagger: float, tick: Any) -> float | None:
+def seat_all(pipes: list[Any], t0: float, stagger: float, tick: Callable[[], None]) -> float | None:
     """Wait for the stagger to end and every client process to say its tables are seated; the moment the last
     one was (None if some were still being seated after :data:`SEATING_GRACE_S` more)."""
     give_up = t0 + stagger + SEATING_GRACE_S
@@ -327,7 +327,8 @@ def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namesp
                 "the window opens anyway (the server cannot keep up with seating this many)",
                 file=sys.stderr,
             )
-        window = (time.time(), time.time() + args.duration)
+        now = time.time()
+        window = (now, now + args.duration)
         for pipe in pipes:
             pipe.send(window)
         opened()
