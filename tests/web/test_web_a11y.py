@@ -325,8 +325,12 @@ def test_animations_respect_prefers_reduced_motion(
         assert fresh == {"name": "flip-in", "running": 1}  # the same card flips for everyone else
         return
     me = player(page)
-    while me.play_turn() == "auction":
-        pass
+    # Up to the first sale, not into it: the seat has not chosen yet, so below the one placeholder left is its own. (The
+    # loop used to choose the first sale too; then the last placeholder could be a bot's, whose choice ended the round
+    # and redrew the hand while the card was measured: a box of None, once in CI.)
+    while (phase := me.wait_turn()) == "auction":
+        me.act(phase)
+    assert phase == "sale"
     # The first sale's reveal: not one card moves, from the moment it is drawn, nor the "waiting" dots.
     page.wait_for_selector(".felt .reveal .card")
     assert page.evaluate(_REVEAL_ANIMATIONS) == 0
