@@ -354,6 +354,7 @@ def measure(http_base: str, ws_base: str, pids: list[int], args: argparse.Namesp
         "duration": args.duration,
         "stagger": stagger,
         "all_seated_s": None if all_seated is None else round(all_seated - t0, 1),
+        "window_opened_s": round(window[0] - t0, 1),
         "actions": len(inside),
         "actions_per_s": round(len(inside) / args.duration, 1),
         "p50_ms": round(1000 * percentile(inside, 0.5), 2),

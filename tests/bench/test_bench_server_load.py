@@ -24,7 +24,7 @@ def test_server_load_plays_whole_games_and_reports_latency(forsale_env: dict[str
     *_, report, summary = proc.stdout.strip().splitlines()
     out = json.loads(report)
     assert out["tables"] == 3 and out["server_args"] == ["--full-gc-every=1"]
-    assert out["all_seated_s"] is not None  # the window opened once every table was seated, not before
+    assert out["all_seated_s"] is not None and out["window_opened_s"] >= out["all_seated_s"]  # seating is not measured
     assert out["actions"] > 0 and out["games_finished"] > 0  # each finished game was checked to be over on the server
     assert 0 < out["p50_ms"] <= out["p99_ms"] <= out["max_ms"]
     assert out["server_cpu_ms_per_action"] > 0
