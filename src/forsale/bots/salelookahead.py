@@ -31,27 +31,15 @@ from collections.abc import Sequence
 
 from ..rules import win_shares
 from .expert import order_stat_means
+from .salegame import pick
 from .salemodels import CHOICES, Position
 from .valuation import MARGIN_WEIGHT, seat_value
 
 
 def _rule(posterior: dict[str, float], rng: random.Random) -> str:
     """One rule drawn from a posterior."""
-    x = rng.random()
-    for name, p in posterior.items():
-        x -= p
-        if x < 0:
-            return name
-    return next(reversed(posterior))
-
-
-def _draw(probs: Sequence[float], rng: random.Random) -> int:
-    x = rng.random() * sum(probs)
-    for i, p in enumerate(probs):
-        x -= p
-        if x < 0:
-            return i
-    return len(probs) - 1
+    names = list(posterior)
+    return names[pick([posterior[name] for name in names], rng)]
 
 
 def _resolve(plays: Sequence[int], table: Sequence[int]) -> list[int]:
@@ -61,20 +49,21 @@ def _resolve(plays: Sequence[int], table: Sequence[int]) -> list[int]:
 
 
 def _own_choice(
-    me: int, hands: Sequence[Sequence[int]], plays: Sequence[int | None], table: Sequence[int], pool: tuple[int, ...]
+    me: int, hands: Sequence[Sequence[int]], plays: Sequence[int], table: Sequence[int], pool: tuple[int, ...]
 ) -> int:
-    """The bot's house in a later round of a rollout, the opponents' plays known: the cheque it wins plus what
-    the rest of its hand is worth against what is left of theirs."""
+    """The bot's house in a later round of a rollout, the opponents' ``plays`` known (``plays[me]`` is not
+    read): the cheque it wins plus what the rest of its hand is worth against what is left of theirs."""
     n = len(hands)
     mine = hands[me]
     if len(mine) == 1:
         return mine[0]
     stats = order_stat_means(pool, n)
     rests = [[x for x in hands[s] if x != plays[s]] for s in range(n) if s != me]
+    full = list(plays)
     best, best_value = mine[0], float("-inf")
     for h in mine:
-        full = [h if s == me else plays[s] for s in range(n)]
-        value = _resolve(full, table)[me] + seat_value([x for x in mine if x != h], rests, stats)  # type: ignore[arg-type]
+        full[me] = h
+        value = _resolve(full, table)[me] + seat_value([x for x in mine if x != h], rests, stats)
         if value > best_value:
             best, best_value = h, value
     return best
@@ -119,19 +108,15 @@ def _play_out(
             sales_before=tuple(sales),
             finished_tables=tuple(finished),
         )
-        known: list[int | None] = [None] * n
         for s in range(n):
-            if s == me:
-                continue
             rule = rules[s]
-            if len(hands[s]) == 1:
-                known[s] = hands[s][0]
+            if s == me or len(hands[s]) == 1:
+                plays[s] = hands[s][0]  # the bot's is chosen below, once the others' are known
             elif rule is None or rule not in CHOICES:
-                known[s] = hands[s][rng.randrange(len(hands[s]))]
+                plays[s] = hands[s][rng.randrange(len(hands[s]))]
             else:
-                known[s] = hands[s][CHOICES[rule](here, s)]
-        known[me] = _own_choice(me, hands, known, table, tuple(pool))
-        plays = [h for h in known if h is not None]
+                plays[s] = hands[s][CHOICES[rule](here, s)]
+        plays[me] = _own_choice(me, hands, plays, table, tuple(pool))
     scores = [w + c for w, c in zip(won, pos.coins)]
     shares = win_shares(scores, pos.coins)
     lead = scores[me] - max(x for s, x in enumerate(scores) if s != me)
@@ -175,8 +160,8 @@ def rollout_values(
             if post is None or dists is None:
                 first[s] = pos.hands[s][0]
                 continue
-            rules[s] = _rule(post, rng)
-            first[s] = pos.hands[s][_draw(dists[rules[s]], rng)]  # type: ignore[index]
+            rule = rules[s] = _rule(post, rng)
+            first[s] = pos.hands[s][pick(dists[rule], rng)]
         seed = rng.getrandbits(64)
         for i, h in enumerate(mine):
             first[me] = h

@@ -301,9 +301,15 @@ def rule_distributions(pos: Position, seat: int, solved: Sequence[float] | None 
     k = len(pos.hands[seat])
     out = {name: noisy(choice(pos, seat), k) for name, choice in CHOICES.items()}
     out["uniform"] = [1.0 / k] * k
-    eq = list(solved) if solved is not None else list(equilibrium(pos)[seat])
-    out["equilibrium"] = [(1.0 - EPSILON) * p + EPSILON / k for p in eq]
+    out["equilibrium"] = equilibrium_chances(solved if solved is not None else equilibrium(pos)[seat])
     return out
+
+
+def equilibrium_chances(solved: Sequence[float]) -> list[float]:
+    """The ``equilibrium`` rule's chances from the seat's solved strategy: kept with ``1 - EPSILON``, the rest
+    spread evenly, as a deterministic rule's (:func:`noisy`)."""
+    k = len(solved)
+    return [(1.0 - EPSILON) * p + EPSILON / k for p in solved]
 
 
 @dataclass

@@ -82,6 +82,7 @@ from .salemodels import (
     Fit,
     choosing,
     current,
+    equilibrium_chances,
     exploitable,
     fit_opponents,
     fixed_sellers,
@@ -509,7 +510,9 @@ class HardAgent(AuctionSearchAgent):
         pos = current(view)
         models: list[list[float] | None] = []
         weights: list[float] = []
+        dists: list[dict[str, list[float]] | None] = []  # each fitted seat's rules' chances, for the play-outs
         for s, fit in enumerate(fits):
+            dists.append(None)
             if s == seat or len(view.hands[s]) < 2:
                 models.append(None)
                 weights.append(0.0)
@@ -520,19 +523,21 @@ class HardAgent(AuctionSearchAgent):
                 continue
             k = len(view.hands[s])
             # The equilibrium rule's prediction is the seat's strategy in the game solved below (blend's rest).
-            model, weight = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
+            chances = dists[s] = rule_distributions(pos, s, solved=[1.0 / k] * k)
+            model, weight = fit.predict(chances)
             models.append(model)
             weights.append(weight)
-        look = self.lookahead and rest is None and len(view.hand) > 2
+        look = bool(self.lookahead) and rest is None and len(view.hand) > 2
         until = (time.perf_counter() + deadline) / 2 if look else deadline
         strategies, values, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, until)))
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         played = [blend(m, w, sigma) for m, w, sigma in zip(models, weights, strategies)]
         if look:
-            posts = [fits[s].posterior if models[s] is not None else None for s in range(view.players)]
+            posts = [fits[s].posterior if d is not None else None for s, d in enumerate(dists)]
+            # The rules' chances as predicted above, the equilibrium rule's now the seat's solved strategy.
             now = [
-                rule_distributions(pos, s, solved=strategies[s]) if models[s] is not None else None
-                for s in range(view.players)
+                None if d is None else {**d, "equilibrium": equilibrium_chances(strategies[s])}
+                for s, d in enumerate(dists)
             ]
             totals = [0.0] * len(view.hand)
             drawn = 0
