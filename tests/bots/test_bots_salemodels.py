@@ -24,6 +24,7 @@ from forsale.bots.salemodels import (
     exploitable,
     fit_opponents,
     fixed_sellers,
+    from_the_first_sale,
     positions,
     reasoning_mass,
     rule_distributions,
@@ -230,9 +231,22 @@ def test_a_fixed_seller_is_best_responded_to_after_two_sales_a_reasoning_one_onl
     moves = [make_agent("hard:gate=fixed:samples=3").act(third, random.Random(9), None) for _ in range(2)]
     assert moves[0] == moves[1] and moves[0] in third.legal_actions()
     with pytest.raises(ValueError, match="gate"):
-        make_agent("hard:gate=always")
+        make_agent("hard:gate=sometimes")
     with pytest.raises(ValueError, match="typeprior"):
         make_agent("hard:typeprior=2")
+
+
+def test_the_default_gate_best_responds_from_the_first_sale_with_a_choice() -> None:
+    """``gate=always`` (the default): the best response is played at every sale where an opponent still chooses,
+    the first one included (no sale seen yet, so the prior speaks for the sellers); the last round, where every
+    hand holds one house, is no decision. The move at the first sale is legal and, at a fixed sample count,
+    the same for the same rng."""
+    _, seen = _play([ExpertAgent(), *(RuleAgent("lowest") for _ in range(3))], seed=4, watch=0)
+    assert [from_the_first_sale(fit_opponents(v), v) for v in seen] == [True] * (len(seen) - 1) + [False]
+    assert not told_apart(fit_opponents(seen[0]), seen[0])  # the gate before waited here
+    assert make_agent("hard").gate == "always"  # the default (docs/strength.md)
+    moves = [make_agent("hard:samples=3").act(seen[0], random.Random(9), None) for _ in range(2)]
+    assert moves[0] == moves[1] and moves[0] in seen[0].legal_actions()
 
 
 @pytest.mark.parametrize("rule", ["lowest", "hand_mean"])
@@ -248,7 +262,7 @@ def test_one_sale_the_expert_would_not_have_made_tells_a_fixed_seller_apart(rule
     assert all(fits[s].observed == 1 and expert_refuted(fits[s]) and reasoning_mass(fits[s]) < 0.5 for s in (1, 2, 3))
     moves = [make_agent("hard:gate=apart:samples=3").act(seen[1], random.Random(9), None) for _ in range(2)]
     assert moves[0] == moves[1] and moves[0] in seen[1].legal_actions()
-    assert make_agent("hard").gate == "apart"  # the default (docs/strength.md)
+    assert make_agent("hard:gate=apart").gate == "apart"
 
 
 @pytest.mark.parametrize("seed", [1, 4])
@@ -286,7 +300,7 @@ def test_the_guard_suspects_only_sellers_one_sale_has_not_told_from_the_expert()
     assert told_apart(fit_opponents(lows[1]), lows[1]) and suspects(fit_opponents(lows[1]), lows[1]) == []
 
 
-def test_declining_the_guarded_best_response_plays_the_default_bots_move(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_declining_the_guarded_best_response_plays_the_fixed_gates_move(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a guard nothing passes, ``gate=guard`` plays move for move what ``gate=fixed`` plays where the expert
     is suspected (the best response is solved on a copy of the generator); with one everything passes, it plays
     a legal move, the same for the same view and seed."""
@@ -294,7 +308,7 @@ def test_declining_the_guarded_best_response_plays_the_default_bots_move(monkeyp
 
     _, seen = _play([ExpertAgent() for _ in range(4)], seed=1, watch=0)
     v = seen[1]
-    default = make_agent("hard:samples=3").act(v, random.Random(5), None)
+    default = make_agent("hard:gate=fixed:samples=3").act(v, random.Random(5), None)
     monkeypatch.setattr(search, "GUARD_EPSILON", -10.0)
     assert make_agent("hard:gate=guard:samples=3").act(v, random.Random(5), None) == default
     monkeypatch.setattr(search, "GUARD_EPSILON", 10.0)

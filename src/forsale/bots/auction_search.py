@@ -137,6 +137,15 @@ class AuctionSearchAgent:
             return 0.0
         return time.perf_counter() + (self.time if budget is None else budget)
 
+    def _halfway(self, deadline: float) -> float:
+        """The moment halfway from now to ``deadline``: where a decision of two searches ends the first.
+
+        Read from this module's clock, the one :meth:`_more` checks (a test's ticking clock stands in for it);
+        with ``samples`` set the clock is not read, and each search draws that many."""
+        if self.samples is not None:
+            return deadline
+        return (time.perf_counter() + deadline) / 2
+
     def _more(self, samples: int, deadline: float) -> bool:
         """Whether to draw another sample: until the deadline, or exactly ``self.samples`` if set."""
         if self.samples is not None:

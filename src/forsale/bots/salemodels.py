@@ -38,7 +38,15 @@ of the house actually sold is scored: the **predictive log-loss**
 (:attr:`Fit.log_loss`), beside a uniform guess's and each rule's own, so a
 report can say how well the models predict.
 
-**When to exploit.** Four criteria, chosen by ``hard``'s ``gate=``.
+**When to exploit.** Five criteria, chosen by ``hard``'s ``gate=``. The
+default, :func:`from_the_first_sale` (``gate=always``), asks nothing: the
+best response to the posterior predictive is played at every sale with a
+choice, the prior's head start for the reasoning players standing in for
+the evidence not yet seen. Once the best response valued each house by
+playing the sale phase out against rules drawn from the posteriors
+(:mod:`forsale.bots.salelookahead`), waiting for ``gate=apart`` cost points
+at 4 and 6 players and against every baseline, and gained nothing at 3 and
+5 (docs/strength.md). The other four:
 :func:`exploitable`, the safe-exploitation criterion (``gate=safe``): for
 every opponent still choosing, the posterior puts at least
 :data:`EXPLOIT_MASS` on the modelled rules and the model has predicted that
@@ -50,7 +58,7 @@ after two sales of its own choosing its posterior makes it more likely a
 seller by a rule of its own hand and the table (or at random) than one of
 :data:`REASONING` (the expert's own sale, which learns the others' sale
 types from their sales, and the equilibrium player, who solves the round),
-against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=apart``, the default)
+against whom the mixed solved game is the safe play. :func:`told_apart` (``gate=apart``, the default before)
 opens one sale sooner for a seller whose sales the expert's own sale, replayed from what that seat saw, has
 mispredicted where a fixed rule predicted them (:data:`SEPARATION`): the expert's sale agrees with its greedy
 types at most tables, so one sale that all of them predicted cannot tell a field of ``expert`` from greedy
@@ -497,6 +505,19 @@ def told_apart(fits: Sequence[Fit], view: View) -> bool:
         )
         for s in choosing(view)
     )
+
+
+def from_the_first_sale(fits: Sequence[Fit], view: View) -> bool:
+    """``gate=always``: some opponent still chooses, whatever its sales so far said.
+
+    The best response then meets each seller as its posterior predicts it, from the prior onwards: a seller
+    the sales have not yet told apart keeps the prior's mass on the reasoning players (the expert's own
+    sale, and the equilibrium player, who plays the solved game's strategy), so it is answered as a mixture
+    of them, and a seller unlike every rule keeps its mass on ``uniform`` or ``equilibrium``. Measured with
+    the sale play-outs (:mod:`forsale.bots.salelookahead`), this earned more than waiting for ``gate=apart`` at
+    4 and 6 players and against every baseline, and as much at 3 and 5 (docs/strength.md); without them it
+    did not. ``fits`` is not read: the gates share one signature (the best response reads the posteriors)."""
+    return bool(choosing(view))
 
 
 def suspects(fits: Sequence[Fit], view: View) -> list[int]:

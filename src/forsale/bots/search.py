@@ -26,16 +26,20 @@ decision by default):
   ``hard-v1``'s search and ``expert`` would make in the opponent's chair,
   weighed by how well each predicted that seat so far
   (:mod:`forsale.bots.searchers`). The
-  move is drawn, with the caller's rng, from the bot's own solved strategy;
-  but once every opponent still choosing sells like a rule of the library
-  of :mod:`forsale.bots.salemodels` (posterior mass and predictive
-  log-loss, fitted on its sales this game), or is more likely a seller by
-  a fixed rule than one who reasons about the others after two sales, or
-  after one that the expert's own sale would not have made
-  (:func:`~forsale.bots.salemodels.told_apart`; ``gate=fixed``: two sales
-  always, ``gate=safe``: the first criterion alone), the bot plays the
-  best response to their predicted sales instead (``model=0``: never;
-  issue 32).
+  move is drawn, with the caller's rng, from the bot's own solved strategy
+  (``model=0``). By default (issue 32) each opponent's sales are fitted to
+  the library of :mod:`forsale.bots.salemodels` (a posterior over its rules,
+  the expert's types and the equilibrium player with a head start, and the
+  predictive log-loss), and the bot plays the best response to their
+  predicted sales at every sale with a choice (``gate=always``), each house
+  valued by playing the sale phase out against rules drawn from those
+  posteriors (:mod:`forsale.bots.salelookahead`). The gates it replaced
+  stay as options: ``gate=apart`` waits until every opponent still
+  choosing sells like a rule of the library, or is more likely a seller
+  by a fixed rule than one who reasons about the others after two sales,
+  or after one that the expert's own sale would not have made
+  (:func:`~forsale.bots.salemodels.told_apart`); ``gate=fixed``: two sales
+  always; ``gate=safe``: the first criterion alone.
 
 ``hard-v1``, the search bot before issue 14, stays registered: it is
 :class:`~forsale.bots.auction_search.AuctionSearchAgent` itself, the base
@@ -86,6 +90,7 @@ from .salemodels import (
     exploitable,
     fit_opponents,
     fixed_sellers,
+    from_the_first_sale,
     rule_distributions,
     suspects,
     told_apart,
@@ -105,12 +110,21 @@ head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
 ITERATIONS_PER_SAMPLE = 20
 """Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
 
-GATES = {"apart": told_apart, "fixed": fixed_sellers, "safe": exploitable, "guard": told_apart}
-"""When the sale search best-responds to the fitted sale models (``gate=``). ``apart`` (the default): once every
+GATES = {
+    "always": from_the_first_sale,
+    "apart": told_apart,
+    "fixed": fixed_sellers,
+    "safe": exploitable,
+    "guard": told_apart,
+}
+"""When the sale search best-responds to the fitted sale models (``gate=``). ``always`` (the default since 5 December):
+at every sale with a choice (:func:`~forsale.bots.salemodels.from_the_first_sale`): with the play-outs of
+:data:`LOOKAHEAD` it earned more than ``apart`` at every kind of table measured (docs/strength.md). ``apart`` (the
+default before): once every
 opponent still choosing is well modelled or more likely sells by a fixed rule than reasons about the others'
 hands, after two sales, or after one that the expert's own sale would not have made
 (:func:`~forsale.bots.salemodels.told_apart`); ``fixed``: the same after two sales always
-(:func:`~forsale.bots.salemodels.fixed_sellers`, the default before); ``safe``: only once each is well modelled
+(:func:`~forsale.bots.salemodels.fixed_sellers`, the default before that); ``safe``: only once each is well modelled
 (:func:`~forsale.bots.salemodels.exploitable`); ``guard``: as ``apart``, and after one sale each the best
 response is also played where it would lose little if the sellers not yet told apart were the expert
 (:meth:`HardAgent._guarded`; measured, not adopted)."""
@@ -286,9 +300,11 @@ class HardAgent(AuctionSearchAgent):
     from the same houses than ``expert`` and ``hard-v1``'s sale. With ``model`` (the
     default; issue 32) each opponent's sales are also fitted to a library of
     sale rules (:mod:`forsale.bots.salemodels`, from :data:`~forsale.bots.salemodels.PRIOR`;
-    ``typeprior=False``: the library's own prior), and once every opponent
-    still choosing passes ``gate`` (:data:`GATES`) the bot plays the best
-    response to them instead of drawing from the solved game, each house
+    ``typeprior=False``: the library's own prior), and whenever ``gate``
+    (:data:`GATES`; ``always``, the default: at every sale with a choice)
+    lets it, the bot plays the best response to them instead of drawing
+    from the solved game (the solved game still gives the ``equilibrium``
+    rule its play, and the opponents nothing fits well their share of it), each house
     valued by playing the sale phase out against rules drawn from their
     posteriors (``lookahead`` play-outs a sample, :data:`LOOKAHEAD`; 0: by
     the solved round's static values); with ``partial`` (off; an
@@ -317,7 +333,7 @@ class HardAgent(AuctionSearchAgent):
         model: bool = True,
         bidmodel: bool = True,
         partial: bool = False,
-        gate: str = "apart",
+        gate: str = "always",
         typeprior: bool = True,
         v1sale: int = 0,
         lookahead: int = LOOKAHEAD,
@@ -461,7 +477,7 @@ class HardAgent(AuctionSearchAgent):
         count."""
         seat = view.seat
         assert seat is not None
-        half = (time.perf_counter() + deadline) / 2  # within a time budget each solve gets half of what is left
+        half = self._halfway(deadline)  # within a time budget each solve gets half of what is left
         strategies, _, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, half)))
         twin = random.Random()  # the best response draws from a copy, so that declining it is the solved game's move
         twin.setstate(rng.getstate())
@@ -528,7 +544,7 @@ class HardAgent(AuctionSearchAgent):
             models.append(model)
             weights.append(weight)
         look = bool(self.lookahead) and rest is None and len(view.hand) > 2
-        until = (time.perf_counter() + deadline) / 2 if look else deadline
+        until = self._halfway(deadline) if look else deadline
         strategies, values, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, until)))
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         played = [blend(m, w, sigma) for m, w, sigma in zip(models, weights, strategies)]
@@ -545,6 +561,7 @@ class HardAgent(AuctionSearchAgent):
                 for i, v in enumerate(rollout_values(pos, seat, posts, now, self.lookahead, rng)):
                     totals[i] += v
                 drawn += 1
+            self.samples_drawn += drawn
             return max(range(len(view.hand)), key=totals.__getitem__), played
         return max(range(len(view.hand)), key=values[seat].__getitem__), played
 
@@ -625,7 +642,7 @@ def _hard(
     model: int = 1,
     bidmodel: int = 1,
     partial: int = 0,
-    gate: str = "apart",
+    gate: str = "always",
     typeprior: int = 1,
     v1sale: int = 0,
     lookahead: int = LOOKAHEAD,
