@@ -37,7 +37,7 @@ import numpy as np
 from forsale import SALE, Deal, Ruleset, State, sample_state, view
 from forsale.actions import PASS, SELLS, Action, bid
 from forsale.bots import make_agent
-from forsale.bots.search import AUCTION_TEMPERATURE
+from forsale.bots.estimates import AUCTION_TEMPERATURE
 from forsale.bots.valuation import expected_shares, hand_values, sale_temperature
 from forsale.bots.valuemodel import features, load
 from forsale.rules import win_shares

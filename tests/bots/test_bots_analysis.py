@@ -13,8 +13,8 @@ import pytest
 from forsale.actions import PASS, SELLS, action_to_json
 from forsale.bots import analysis
 from forsale.bots.analysis import CLOSE_SPREAD, analyse, hint
+from forsale.bots.estimates import action_values, win_chances
 from forsale.bots.registry import make_agent
-from forsale.bots.search import action_values, win_chances
 from forsale.errors import RecordError
 from forsale.record import from_record
 from forsale.state import AUCTION, SALE, State, play_moves
@@ -163,7 +163,7 @@ def test_a_forced_ending_is_valued_exactly():
 
 
 def test_the_analysis_is_hards_estimator_from_each_view():
-    """Each decision's numbers are search.action_values from that seat's view, each chart point win_chances."""
+    """Each decision's numbers are estimates.action_values from that seat's view, each chart point win_chances."""
     record = golden("3p-official")
     short = copy.deepcopy(record)
     short["moves"] = short["moves"][:6]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from itertools import combinations
 
 import pytest
@@ -13,9 +14,10 @@ from forsale import Ruleset, View, new_game, sample_state, view
 from forsale.bots import auction_search, make_agent
 from forsale.bots.expert import below_distribution, order_stat_means, sale_posteriors
 from forsale.bots.opponents import fit_bidders
-from forsale.bots.search import action_values, win_chances
 from forsale.bots.valuation import hand_values, quantile_stats
-from forsale.rules import CHEQUES, win_shares
+from forsale.rules import CHEQUES
+
+Turns = Callable[..., tuple[list[View], list[View], list[View]]]
 
 
 def test_order_statistics_are_exact() -> None:
@@ -99,30 +101,10 @@ class TickingClock:
         return self.reads * self.TICK
 
 
-def decisions(players: int = 4, seed: int = 21) -> tuple[list[View], list[View], list[View]]:
-    """From one game between experts: auction turns with a choice, sale turns holding three or more
-    houses (searched by sampling, not solved exactly), and turns with a single legal action."""
-    state = new_game(players, seed=seed)
-    expert, rng = make_agent("expert"), random.Random(0)
-    auctions: list[View] = []
-    sales: list[View] = []
-    forced: list[View] = []
-    while not state.is_over:
-        seats = [state.current_seat] if state.phase == "auction" else list(state.seats_to_act())
-        for seat in seats:
-            v = view(state, seat)
-            if len(v.legal_actions()) == 1:
-                forced.append(v)
-            elif v.phase == "auction":
-                auctions.append(v)
-            elif len(v.hand) >= 3:
-                sales.append(v)
-            state.push(seat, expert.act(v, rng))
-    return auctions, sales, forced
-
-
-def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkeypatch: pytest.MonkeyPatch) -> None:
-    auctions, sales, forced = decisions()
+def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(
+    monkeypatch: pytest.MonkeyPatch, expert_turns: Turns
+) -> None:
+    auctions, sales, forced = expert_turns()
     assert len(auctions) >= 3 and len(sales) >= 3 and forced
     clock = TickingClock()
     monkeypatch.setattr(auction_search, "time", clock)
@@ -145,10 +127,10 @@ def test_hard_spends_its_budget_sampling_until_the_deadline_and_not_after(monkey
     assert agent.samples_drawn == 0 and clock.reads == reads  # type: ignore[attr-defined]
 
 
-def test_hard_on_the_real_clock_thinks_at_least_its_budget() -> None:
+def test_hard_on_the_real_clock_thinks_at_least_its_budget(expert_turns: Turns) -> None:
     """The lower bound holds however loaded the machine (the bot samples until the clock passes the
     deadline); the upper bound is one sample (milliseconds) past it, asserted with seconds to spare."""
-    auctions, sales, _ = decisions()
+    auctions, sales, _ = expert_turns()
     budget = 0.02
     agent = make_agent(f"hard:time={budget}")
     elapsed = []
@@ -161,8 +143,8 @@ def test_hard_on_the_real_clock_thinks_at_least_its_budget() -> None:
     assert sum(elapsed) <= len(elapsed) * budget + 10.0
 
 
-def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic() -> None:
-    auctions, sales, _ = decisions()
+def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic(expert_turns: Turns) -> None:
+    auctions, sales, _ = expert_turns()
     agent = make_agent("hard:samples=5")
     for v, searches in ((auctions[0], 1), (sales[0], 2)):  # a sale: 5 for the solve, 5 for the play-outs
         moves = set()
@@ -170,43 +152,6 @@ def test_hard_with_fixed_samples_draws_that_many_and_is_deterministic() -> None:
             moves.add(agent.act(v, random.Random(1), None))
             assert agent.samples_drawn == 5 * searches  # type: ignore[attr-defined]
         assert len(moves) == 1
-
-
-def test_action_values_give_every_legal_action_a_win_chance_reproducibly() -> None:
-    auctions, sales, _ = decisions(4, 6)
-    for v in auctions[::8] + sales[::3]:
-        values = action_values(v, random.Random(3), samples=2)
-        assert [a for a, _ in values] == list(v.legal_actions())
-        assert all(0.0 <= x <= 1.0 for _, x in values)
-        assert values == action_values(v, random.Random(3), samples=2)
-    # With one house each, the last sale round is known: the chance is the rules' win share, exactly.
-    state = new_game(4, seed=6)
-    expert = make_agent("expert")
-    while not state.is_over and not (state.phase == "sale" and len(state.hands[0]) == 1):
-        for seat in state.seats_to_act():
-            state.push(seat, expert.act(view(state, seat), random.Random(0)))
-    final = view(state, 0)
-    scores = [sum(won) + c for won, c in zip(final.cheques_won, final.coins)]
-    ((action, chance),) = action_values(final, random.Random(0), samples=1)
-    plays = [h[0] for h in final.hands]
-    order = sorted(plays)
-    scores = [s + final.table[order.index(h)] for s, h in zip(scores, plays)]
-    assert action == final.legal_actions()[0]
-    assert chance == pytest.approx(win_shares(scores, final.coins)[0])
-
-
-def test_win_chances_add_up_to_one_and_are_exact_at_the_end() -> None:
-    auctions, sales, _ = decisions(5, 7)
-    for v in auctions[::6] + sales[::3]:
-        chances = win_chances(v, random.Random(1), samples=3)
-        assert len(chances) == 5 and sum(chances) == pytest.approx(1.0)
-        assert chances == win_chances(v, random.Random(1), samples=3)
-    state = new_game(3, seed=2)
-    while not state.is_over:
-        for seat in state.seats_to_act():
-            state.push(seat, state.legal_actions(seat)[0])
-    assert win_chances(view(state, 1), random.Random(0)) == win_shares(state.scores(), state.coins)
-    assert action_values(view(state, 1), random.Random(0)) == []
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 For every decision of a seat (an auction turn with a choice, or a sale
 round with more than one house in hand) :func:`analyse` asks the strongest
-bot's estimator, :func:`forsale.bots.search.action_values`, for the chance
+bot's estimator, :func:`forsale.bots.estimates.action_values`, for the chance
 of winning that each legal action gives, **from that seat's view only**
 (:func:`forsale.view.view` at the moment it decided, never the true state:
 the undealt order and, in a sale round, the others' choices stay unknown),
@@ -10,7 +10,7 @@ and compares the move made with the best one. The *loss* of a decision is
 how much win chance the move gave up against the best action; the
 costliest decisions are the ones a player can learn from. For the chart,
 every position of the game (after each move) is valued by
-:func:`forsale.bots.search.win_chances` from the public view, which at
+:func:`forsale.bots.estimates.win_chances` from the public view, which at
 these positions holds everything any seat knows (every hand is known by
 deduction, and a sale round's choices are recorded only once all are
 made), so the seats' chances are comparable and sum to one.
@@ -43,8 +43,8 @@ from ..actions import PASS, SELLS, Action, Sell, action_to_json
 from ..errors import RecordError
 from ..record import from_record, to_record
 from ..view import View, spectator_view, view
+from .estimates import action_values, win_chances
 from .registry import make_agent
-from .search import action_values, win_chances
 
 DEFAULT_BUDGET = 32
 """Samples per evaluation: every seat of a 4-player game in about 15 s of one core (docs/analysis.md)."""
@@ -262,7 +262,7 @@ def hint(v: View, rng: random.Random, budget: int = HINT_BUDGET) -> dict[str, An
     seat now (a ``hard`` that played the whole game has also learnt, from the
     sales it saw, which opponents sell like search bots or like ``expert``:
     :mod:`forsale.bots.searchers`). Then every legal
-    action is valued (:func:`forsale.bots.search.action_values`, same
+    action is valued (:func:`forsale.bots.estimates.action_values`, same
     samples) and the move's win chance is set against the best other
     action's. ``reason`` is one of:
 

@@ -144,7 +144,7 @@ def solve(
     ``None``), mixed in with weight ``weights[s]``. ``more(iterations)``
     says whether to run another iteration. The average payoff of a house
     is against the opponents' played (blended) strategies: the values
-    :func:`forsale.bots.search.action_values` reports.
+    :func:`forsale.bots.estimates.action_values` reports.
     """
     n = game.n
     hands = game.hands

@@ -1,4 +1,4 @@
-"""``hard`` (and the ``easy`` / ``medium`` levels), and the bot's estimates for people: win chances.
+"""``hard`` (and the ``easy`` / ``medium`` levels): the search bot people play against and measure by.
 
 ``hard`` (:class:`HardAgent`) searches within its time budget (0.2 s a
 decision by default):
@@ -47,36 +47,28 @@ class whose auction search ``hard`` inherits, and the reference every newer
 ``hard`` is measured against (its pinned moves tell when a change to the
 shared search moves it).
 
-:func:`action_values` and :func:`win_chances` are the bot's estimates in a
-form for people and for post-game analysis (:mod:`forsale.bots.analysis`):
-the chance, from 0 to 1, that the seat to move wins after each legal
-action, and each seat's chance of winning from a position. They use the
-same machinery as ``hard`` (sampled deals and fitted bidders in the
-auction, the solved sale game in the sale phase) but report the win share
-alone, without the small margin term the bot adds to break ties.
-``samples=N`` fixes the effort (deterministic for a given rng and view);
-otherwise they sample for ``budget`` seconds (:data:`DEFAULT_TIME` if
-``None``).
+The bot's estimates for people (each action's and each seat's win chance,
+for analysis and hints) are in :mod:`forsale.bots.estimates`, with the sale
+round as a game (:func:`~forsale.bots.estimates.round_game`) that both use.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ..actions import PASS, SELLS, Action, Bid, bid
-from ..rules import win_shares
+from ..actions import PASS, SELLS, Action, bid
 from ..view import View, sample_state
-from .auction_search import DEFAULT_TIME, PLAN_STEPS, AuctionSearchAgent, build_auction_search
+from .auction_search import AuctionSearchAgent, build_auction_search
 from .bidmodels import BidRule, auction_prices, fit_bidding
-from .expert import ExpertAgent, order_stat_means, predicted_play, sale_posteriors
+from .estimates import ITERATIONS_PER_SAMPLE, in_iterations, round_game
+from .expert import ExpertAgent, sale_posteriors
 from .leaves import Leaf, ModelLeaf
-from .opponents import EXPERT_BIDDER, Bidder, bidder_posteriors, sale_confidence, sample_bidders, tempering
+from .opponents import Bidder, bidder_posteriors, sample_bidders, tempering
 from .registry import option_number, register
 from .rollout import play_auctions
-from .salegame import SaleRound, blend, choose, expected_payoffs, pick, solve
+from .salegame import SaleRound, blend, choose, expected_payoffs, solve
 from .salelookahead import rollout_values
 from .salemodels import (
     BROAD_PRIOR,
@@ -97,18 +89,7 @@ from .salemodels import (
     well_modelled,
 )
 from .searchers import CHAIRS, SaleMemory, searcher_blend
-from .valuation import MARGIN_WEIGHT, expected_shares, hand_values, sale_temperature
-
-AUCTION_TEMPERATURE = 3.0
-"""Points of expected score per unit of the softmax that values the end of the auctions.
-
-Hand-set, and measured: the rule fitted to who won (:func:`~forsale.bots.valuation.sale_temperature`,
-4.5 at 4 players) predicts outcomes better but plays no better (``hard:temperature=4.5`` 47.0% of 400
-games against three ``expert``, ``hard`` 47.1%, paired difference -0.1 points, -5.5 to +5.2), and
-head to head 3 beat both 2 and 6 (``docs/bots.md``)."""
-
-ITERATIONS_PER_SAMPLE = 20
-"""Regret-matching iterations a sale decision runs per unit of ``samples=`` (one sampled deal of the auction)."""
+from .valuation import MARGIN_WEIGHT
 
 GATES = {
     "always": from_the_first_sale,
@@ -133,148 +114,6 @@ LOOKAHEAD = 4
 """Play-outs of the sale phase per sample with which the best response to fitted sellers values each house
 (:mod:`forsale.bots.salelookahead`; ``lookahead=0``: the solved round's static values, the bot before). Against
 three ``cheapskate``, ``prudent`` and ``expert`` alike it earned more cheques on the same houses (docs/strength.md)."""
-
-OUTCOME_DRAWS = 256
-"""Profiles of plays drawn from the solved strategies to estimate each seat's chance in a sale round."""
-
-
-def _sampler(budget: float | None, samples: int | None) -> Callable[[int], bool]:
-    """``more(drawn)``: whether to draw another sample (exactly ``samples``, or until the deadline)."""
-    if samples is not None:
-        if type(samples) is not int or samples < 1:
-            raise ValueError(f"samples must be a whole number of at least 1, not {samples!r}")
-        return lambda drawn: drawn < samples
-    deadline = time.perf_counter() + (DEFAULT_TIME if budget is None else budget)
-    return lambda drawn: drawn == 0 or time.perf_counter() < deadline
-
-
-def _auction_leaf(coins: Sequence[int], hands: Sequence[Sequence[int]]) -> list[float]:
-    """Each seat's win chance once the auctions are over: coins plus the expected cheques of its houses."""
-    return expected_shares([c + v for c, v in zip(coins, hand_values(hands))], AUCTION_TEMPERATURE)
-
-
-def _sale_game(view: View, margin: float) -> tuple[SaleRound, list[list[float] | None], list[float]]:
-    """This sale round as a game (:class:`~forsale.bots.salegame.SaleRound`), and each seat's model:
-    its predicted play from the expert's sale-type posterior and how far to trust it
-    (:func:`~forsale.bots.opponents.sale_confidence`). The viewing seat has no model: it is the one solving."""
-    n = view.players
-    hands = view.hands
-    k = len(hands[0])
-    posts = sale_posteriors(
-        n, hands, view.history, view.sale_tables[:-1], view.unseen_cheques + view.table, view.rules.rounds
-    )
-    stats = list(order_stat_means(view.unseen_cheques, n)) if k > 1 else None
-    models: list[list[float] | None] = []
-    weights = []
-    for s in range(n):
-        if s == view.seat:
-            models.append(None)
-            weights.append(0.0)
-            continue
-        others = [hands[o] for o in range(n) if o != s]
-        models.append(predicted_play(posts[s], hands[s], others, view.table, stats))
-        weights.append(sale_confidence(posts[s], view.round))
-    # The more sale rounds are left after this one, the less sure the expected scores: a wider softmax.
-    temperature = sale_temperature(k - 1)
-    won = [sum(c) for c in view.cheques_won]
-    game = SaleRound(hands, view.table, view.unseen_cheques, won, view.coins, stats, temperature, margin)
-    return game, models, weights
-
-
-def _iterations(more: Callable[[int], bool]) -> Callable[[int], bool]:
-    """A sample budget spent as regret-matching iterations, :data:`ITERATIONS_PER_SAMPLE` per sample."""
-    return lambda t: t % ITERATIONS_PER_SAMPLE != 0 or more(t // ITERATIONS_PER_SAMPLE)
-
-
-def action_values(
-    view: View, rng: random.Random, budget: float | None = None, samples: int | None = None
-) -> list[tuple[Action, float]]:
-    """Every legal action of ``view.seat`` with the bot's estimate of that seat's win chance after it (0..1).
-
-    In the auction phase an action is valued by playing the auction phase
-    out on sampled deals, the seat then raising by one up to the best of
-    :data:`forsale.bots.auction_search.PLAN_STEPS` more coins this round (or not
-    at all); every action sees the same deals. In the sale phase each house
-    is valued against the opponents' predicted plays (exactly in the last
-    two rounds). Empty when the seat has nothing to do.
-    """
-    seat = view.seat
-    legal = view.legal_actions()
-    if seat is None or not legal:
-        return []
-    more = _sampler(budget, samples)
-    if view.phase == "auction":
-        return _auction_values(view, seat, legal, rng, more)
-    game, models, weights = _sale_game(view, margin=0.0)
-    if len(view.hand) == 1:
-        return [(legal[0], game.payoffs(tuple(h[0] for h in view.hands))[seat])]
-    _, values, _ = solve(game, models, weights, rng, _iterations(more))
-    return list(zip(legal, values[seat]))
-
-
-def _auction_values(
-    view: View, seat: int, legal: Sequence[Action], rng: random.Random, more: Callable[[int], bool]
-) -> list[tuple[Action, float]]:
-    coins = view.coins[seat]
-    posteriors = bidder_posteriors(view)
-    # Per action, the plans that may follow it this round: (the bid pushed first or None, raise-up-to limit).
-    plans: list[list[tuple[int | None, int]]] = []
-    for action in legal:
-        if isinstance(action, Bid):
-            b = action.amount
-            plans.append([(b, limit) for limit in sorted({b} | {min(coins, b + k) for k in PLAN_STEPS})])
-        else:
-            plans.append([(None, view.high)])
-    totals = [[0.0] * len(p) for p in plans]
-    drawn = 0
-    while more(drawn):
-        state = sample_state(view, rng)
-        bidders = sample_bidders(posteriors, rng)
-        bidders[seat] = EXPERT_BIDDER
-        for row, options in zip(totals, plans):
-            start: Any = state
-            if options[0][0] is not None:
-                start = state.clone()
-                start.push(seat, bid(options[0][0]))
-            for i, (_, limit) in enumerate(options):
-                row[i] += _auction_leaf(*play_auctions(start, bidders, (seat, limit)))[seat]
-        drawn += 1
-    return [(a, max(row) / drawn) for a, row in zip(legal, totals)]
-
-
-def win_chances(view: View, rng: random.Random, budget: float | None = None, samples: int | None = None) -> list[float]:
-    """Each seat's chance of winning from ``view``'s position, as the bot estimates it (they add up to 1).
-
-    Exact once the game is over; otherwise sampled deals are played out to
-    the end of the auction phase by bidding rules drawn from every seat's
-    posterior and valued, or this sale round's plays are drawn from each seat's predicted
-    play and the rest valued (exactly in the last two rounds).
-    """
-    n = view.players
-    if view.is_over:
-        return win_shares(view.scores(), view.coins)
-    more = _sampler(budget, samples)
-    out = [0.0] * n
-    drawn = 0
-    if view.phase == "auction":
-        posteriors = bidder_posteriors(view)
-        while more(drawn):
-            state = sample_state(view, rng)
-            for s, share in enumerate(_auction_leaf(*play_auctions(state, sample_bidders(posteriors, rng)))):
-                out[s] += share
-            drawn += 1
-    else:
-        game, models, weights = _sale_game(view, margin=0.0)
-        strategies, _, _ = solve(game, models, weights, rng, _iterations(more))
-        played = [blend(m, w, p) for m, w, p in zip(models, weights, strategies)]
-        for _ in range(OUTCOME_DRAWS):
-            plays = [hand[pick(p, rng)] for hand, p in zip(view.hands, played)]
-            if view.seat is not None and view.my_commit is not None:
-                plays[view.seat] = view.my_commit
-            for s, share in enumerate(game.payoffs(tuple(plays))):
-                out[s] += share
-        drawn = OUTCOME_DRAWS
-    return [x / drawn for x in out]
 
 
 class HardAgent(AuctionSearchAgent):
@@ -440,7 +279,7 @@ class HardAgent(AuctionSearchAgent):
             return super()._sale(view, rng, deadline)
         seat = view.seat
         assert seat is not None
-        game, models, weights = _sale_game(view, margin=MARGIN_WEIGHT)
+        game, models, weights = round_game(view, margin=MARGIN_WEIGHT)
         if self.searchers:  # written down every round, so that the chair models' odds miss no sale
             self._learn_searchers(view, models, weights, rng)
         if self.model:
@@ -453,7 +292,7 @@ class HardAgent(AuctionSearchAgent):
                 # Exploit the seats that sell like a rule; the others keep the model and solved play they had.
                 return self._best_response(view, game, fits, rng, deadline, (models, weights))
         strategies, values, iterations = solve(
-            game, models, weights, rng, _iterations(lambda t: self._more(t, deadline))
+            game, models, weights, rng, in_iterations(lambda t: self._more(t, deadline))
         )
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         if not self.mixed:  # the house worth most against the opponents as they were taken to play
@@ -478,7 +317,7 @@ class HardAgent(AuctionSearchAgent):
         seat = view.seat
         assert seat is not None
         half = self._halfway(deadline)  # within a time budget each solve gets half of what is left
-        strategies, _, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, half)))
+        strategies, _, iterations = solve(game, models, weights, rng, in_iterations(lambda t: self._more(t, half)))
         twin = random.Random()  # the best response draws from a copy, so that declining it is the solved game's move
         twin.setstate(rng.getstate())
         response, played = self._response(view, game, fits, twin, deadline)
@@ -519,7 +358,7 @@ class HardAgent(AuctionSearchAgent):
         (:mod:`forsale.bots.salemodels`), the ``equilibrium`` rule's share playing the opponent's solved
         strategy; and every seat's play as it was taken (the seat's own: its solved strategy).
 
-        ``rest``: the models and weights of :func:`_sale_game` for the opponents that are not well modelled
+        ``rest``: the models and weights of :func:`~forsale.bots.estimates.round_game` for the opponents that are not well modelled
         (partial exploitation): they keep them, and so play the solved game's mix as far as it was trusted."""
         seat = view.seat
         assert seat is not None
@@ -545,7 +384,9 @@ class HardAgent(AuctionSearchAgent):
             weights.append(weight)
         look = bool(self.lookahead) and rest is None and len(view.hand) > 2
         until = self._halfway(deadline) if look else deadline
-        strategies, values, iterations = solve(game, models, weights, rng, _iterations(lambda t: self._more(t, until)))
+        strategies, values, iterations = solve(
+            game, models, weights, rng, in_iterations(lambda t: self._more(t, until))
+        )
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         played = [blend(m, w, sigma) for m, w, sigma in zip(models, weights, strategies)]
         if look:
