@@ -100,8 +100,8 @@ GATES = {
 }
 """When the sale search best-responds to the fitted sale models (``gate=``). ``always`` (the default since 5 December):
 at every sale with a choice (:func:`~forsale.bots.salemodels.from_the_first_sale`): with the play-outs of
-:data:`LOOKAHEAD` it earned more than ``apart`` at every kind of table measured (docs/strength.md). ``apart`` (the
-default before): once every
+:data:`LOOKAHEAD` it earned more than ``apart`` at 4 and 6 players and against every baseline, and as much at 3 and
+5 (docs/strength.md). ``apart`` (the default before): once every
 opponent still choosing is well modelled or more likely sells by a fixed rule than reasons about the others'
 hands, after two sales, or after one that the expert's own sale would not have made
 (:func:`~forsale.bots.salemodels.told_apart`); ``fixed``: the same after two sales always
