@@ -68,6 +68,27 @@ def test_the_same_seed_gives_the_same_values() -> None:
     assert runs[0] == runs[1]
 
 
+def test_a_searcher_sells_as_the_expert_in_the_later_rounds() -> None:
+    """The chair's search is too costly for every later round of every play-out: there the expert's own sale
+    stands in for it (``STAND_INS``), so a searcher predicted as the expert now is played out as the expert."""
+    pos = Position(
+        hands=((3, 9, 20), (5, 14, 27), (8, 16, 22)),
+        table=(4, 9, 13),
+        pool=(0, 2, 6, 7, 10, 12, 15),
+        won=(0, 0, 0),
+        coins=(2, 1, 3),
+        rounds=9,
+        sales_before=(),
+        finished_tables=(),
+    )
+    now = {"expert": [0.1, 0.8, 0.1], "searcher": [0.1, 0.8, 0.1]}
+    runs = [
+        rollout_values(pos, 0, [None, {rule: 1.0}, {rule: 1.0}], [None, now, now], 64, random.Random(8))
+        for rule in ("expert", "searcher")
+    ]
+    assert runs[0] == runs[1]
+
+
 @pytest.mark.parametrize("spec", ["hard:lookahead=2.5", "hard:lookahead=-1", "hard:lookahead=65", "hard:lookahead=x"])
 def test_the_option_is_refused_unless_a_whole_number_in_range(spec: str) -> None:
     with pytest.raises(ValueError, match="lookahead"):

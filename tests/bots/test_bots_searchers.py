@@ -20,10 +20,13 @@ from forsale.bots.searchers import (
     SEARCHER_ERROR,
     SEARCHER_PRIOR,
     SaleMemory,
+    chair_chance,
     expert_sale,
     searcher_blend,
     searcher_sale,
+    searcher_share,
 )
+from forsale.bots.salemodels import fit_opponents
 
 
 def _to_sales(players: int, seed: int, bots: str = "expert"):  # type: ignore[no-untyped-def]
@@ -134,6 +137,44 @@ def test_the_odds_are_bayes_rule_over_the_sales_seen() -> None:
     weights = [PRIOR[0] * 0.5, PRIOR[1] * SEARCHER_ERROR / k2, PRIOR[2] * SEARCHER_ERROR / k2]
     assert shares[2] == pytest.approx([w / sum(weights) for w in weights])
     assert shares[3] == pytest.approx(PRIOR) and seen == [0, 1, 1, 0]
+    chances = memory.searcher_chances(view(game, 0))  # the searcher's chance of each sale, by round
+    assert chances == [{}, {0: pytest.approx(hit)}, {0: pytest.approx(miss)}, {}]
+
+
+def test_a_searchers_share_weighs_the_chair_against_the_library_by_bayes_rule() -> None:
+    assert searcher_share({}, []) == pytest.approx(SEARCHER_PRIOR)  # no sale seen: the prior
+    assert searcher_share({0: 0.4}, [0.4]) == pytest.approx(SEARCHER_PRIOR)  # both predicted it alike
+    odds = SEARCHER_PRIOR / (1 - SEARCHER_PRIOR) * (0.9 / 0.3) * (0.05 / 0.5)
+    assert searcher_share({0: 0.9, 1: 0.05}, [0.3, 0.5]) == pytest.approx(odds / (1 + odds))
+    # A round the library has not scored (a forced sale, or none yet) is not evidence.
+    assert searcher_share({0: 0.9, 3: 0.9}, [0.3]) == searcher_share({0: 0.9}, [0.3])
+    assert searcher_share({0: 0.9, 1: 0.9, 2: 0.9}, [0.2, 0.2, 0.2]) > 0.95
+
+
+def _searcher_shares(opponents: str, seed: int) -> list[float]:
+    """At ``hard``'s last sale decision with a choice, each opponent's share of selling as the searcher."""
+    game = _to_sales(4, seed, opponents)
+    hard = make_agent("hard:samples=2")
+    agents = [hard] + [make_agent(opponents) for _ in range(3)]
+    rngs = [random.Random(seed * 10 + s) for s in range(4)]
+    shares: list[float] = []
+    while not game.is_over:
+        for seat in game.seats_to_act():
+            v = view(game, seat)
+            if seat == 0 and len(v.hand) > 1:
+                fits, chances = fit_opponents(v), hard._memory.searcher_chances(v)  # type: ignore[attr-defined]
+                shares = [searcher_share(chances[s], fits[s].chances) for s in (1, 2, 3)]
+            game.push(seat, agents[seat].act(v, rngs[seat]))
+    return shares
+
+
+def test_hard_tells_a_field_of_searchers_from_a_field_of_a_rule_the_library_has() -> None:
+    """``hard-v1`` sells as its search in its chair says, which no rule of the library predicts as well; a
+    seller of its lowest house is a rule of the library, and the searcher adds nothing there."""
+    searchers = [share for seed in (5, 6, 7) for share in _searcher_shares("hard-v1:samples=12", seed)]
+    sellers = [share for seed in (5, 6, 7) for share in _searcher_shares("cheapskate", seed)]
+    assert sum(searchers) / len(searchers) > 0.7  # a noisy search is missed now and then: not every seat
+    assert max(sellers) < 0.1
 
 
 def test_a_memory_forgets_the_oldest_games_first() -> None:

@@ -35,6 +35,11 @@ from .salegame import pick
 from .salemodels import CHOICES, Position
 from .valuation import MARGIN_WEIGHT, seat_value
 
+STAND_INS = {"searcher": "expert"}
+"""Rules of a posterior that the play-outs cannot afford to run in every later round, and the rule of the library
+that sells in their place there: ``hard-v1``'s sale search in the seat's chair (:mod:`forsale.bots.searchers`) is a
+sampled best response to the expert's sale types, as the expert's own sale is a one-step one."""
+
 
 def _rule(posterior: dict[str, float], rng: random.Random) -> str:
     """One rule drawn from a posterior."""
@@ -160,8 +165,9 @@ def rollout_values(
             if post is None or dists is None:
                 first[s] = pos.hands[s][0]
                 continue
-            rule = rules[s] = _rule(post, rng)
+            rule = _rule(post, rng)
             first[s] = pos.hands[s][pick(dists[rule], rng)]
+            rules[s] = STAND_INS.get(rule, rule)
         seed = rng.getrandbits(64)
         for i, h in enumerate(mine):
             first[me] = h

@@ -329,6 +329,9 @@ class Fit:
     log_loss: float = 0.0
     uniform_loss: float = 0.0
     rule_loss: dict[str, float] = field(default_factory=lambda: dict.fromkeys(RULES, 0.0))
+    chances: list[float] = field(default_factory=list)
+    """The chance the posterior predictive gave each observed sale, in order (the evidence for the library as a
+    whole, which a model outside it is weighed against: :func:`forsale.bots.searchers.searcher_share`)."""
 
     @property
     def modelled(self) -> float:
@@ -339,6 +342,7 @@ class Fit:
         """Score the prediction of house index ``sold``, then weigh every rule by its chance of it (Bayes)."""
         k = len(dists["uniform"])
         predicted = sum(self.posterior[name] * dists[name][sold] for name in RULES)
+        self.chances.append(predicted)
         self.log_loss -= log(max(predicted, 1e-12))
         self.uniform_loss += log(k)
         for name in RULES:

@@ -88,7 +88,7 @@ from .salemodels import (
     told_apart,
     well_modelled,
 )
-from .searchers import CHAIRS, SaleMemory, searcher_blend
+from .searchers import CHAIRS, SaleMemory, chair_chance, searcher_blend, searcher_share
 from .valuation import MARGIN_WEIGHT
 
 GATES = {
@@ -280,12 +280,13 @@ class HardAgent(AuctionSearchAgent):
         seat = view.seat
         assert seat is not None
         game, models, weights = round_game(view, margin=MARGIN_WEIGHT)
+        chairs: dict[int, int] = {}  # each opponent's house as hard-v1's search would sell it from its chair
         if self.searchers:  # written down every round, so that the chair models' odds miss no sale
-            self._learn_searchers(view, models, weights, rng)
+            chairs = self._learn_searchers(view, models, weights, rng)
         if self.model:
             fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
             if GATES[self.gate](fits, view):
-                return self._best_response(view, game, fits, rng, deadline)
+                return self._best_response(view, game, fits, rng, deadline, chairs=chairs)
             if self.gate == "guard" and suspects(fits, view):
                 return self._guarded(view, game, models, weights, fits, rng, deadline)
             if self.partial and any(well_modelled(fits[s]) for s in choosing(view)):
@@ -340,10 +341,11 @@ class HardAgent(AuctionSearchAgent):
         rng: random.Random,
         deadline: float,
         rest: tuple[list[list[float] | None], list[float]] | None = None,
+        chairs: dict[int, int] | None = None,
     ) -> Action:
         """The house worth most against every opponent's predicted play from its fitted sale rules
         (:meth:`_response`)."""
-        return SELLS[view.hand[self._response(view, game, fits, rng, deadline, rest)[0]]]
+        return SELLS[view.hand[self._response(view, game, fits, rng, deadline, rest, chairs)[0]]]
 
     def _response(
         self,
@@ -353,10 +355,17 @@ class HardAgent(AuctionSearchAgent):
         rng: random.Random,
         deadline: float,
         rest: tuple[list[list[float] | None], list[float]] | None = None,
+        chairs: dict[int, int] | None = None,
     ) -> tuple[int, list[list[float]]]:
         """The index of the house worth most against every opponent's predicted play from its fitted sale rules
         (:mod:`forsale.bots.salemodels`), the ``equilibrium`` rule's share playing the opponent's solved
         strategy; and every seat's play as it was taken (the seat's own: its solved strategy).
+
+        ``chairs``: each opponent's house as ``hard-v1``'s search would sell it from its chair
+        (:mod:`forsale.bots.searchers`). A seat sells so with its :func:`~forsale.bots.searchers.searcher_share`
+        against the library, and the library's prediction has the rest: a field of searchers, whom no rule of
+        the library predicts well, is answered as the searchers they are. In the play-outs' later rounds a
+        searcher sells as the expert would (:data:`~forsale.bots.salelookahead.STAND_INS`).
 
         ``rest``: the models and weights of :func:`~forsale.bots.estimates.round_game` for the opponents that are not well modelled
         (partial exploitation): they keep them, and so play the solved game's mix as far as it was trusted."""
@@ -366,6 +375,11 @@ class HardAgent(AuctionSearchAgent):
         models: list[list[float] | None] = []
         weights: list[float] = []
         dists: list[dict[str, list[float]] | None] = []  # each fitted seat's rules' chances, for the play-outs
+        shares = [0.0] * len(fits)  # each seat's chance of selling as the searcher in its chair
+        if chairs:
+            evidence = self._memory.searcher_chances(view)
+            for s in chairs:
+                shares[s] = searcher_share(evidence[s], fits[s].chances)
         for s, fit in enumerate(fits):
             dists.append(None)
             if s == seat or len(view.hands[s]) < 2:
@@ -380,6 +394,15 @@ class HardAgent(AuctionSearchAgent):
             # The equilibrium rule's prediction is the seat's strategy in the game solved below (blend's rest).
             chances = dists[s] = rule_distributions(pos, s, solved=[1.0 / k] * k)
             model, weight = fit.predict(chances)
+            if shares[s] > 0:  # the searcher's house joins the modelled part of the prediction
+                assert chairs is not None
+                chances["searcher"] = [chair_chance(h, chairs[s], k) for h in view.hands[s]]
+                modelled = shares[s] + (1.0 - shares[s]) * weight
+                model = [
+                    (shares[s] * c + (1.0 - shares[s]) * weight * m) / modelled
+                    for c, m in zip(chances["searcher"], model)
+                ]
+                weight = modelled
             models.append(model)
             weights.append(weight)
         look = bool(self.lookahead) and rest is None and len(view.hand) > 2
@@ -390,7 +413,9 @@ class HardAgent(AuctionSearchAgent):
         self.samples_drawn = iterations // ITERATIONS_PER_SAMPLE
         played = [blend(m, w, sigma) for m, w, sigma in zip(models, weights, strategies)]
         if look:
-            posts = [fits[s].posterior if d is not None else None for s, d in enumerate(dists)]
+            posts: list[dict[str, float] | None] = [
+                None if d is None else _with_searcher(fits[s].posterior, shares[s]) for s, d in enumerate(dists)
+            ]
             # The rules' chances as predicted above, the equilibrium rule's now the seat's solved strategy.
             now = [
                 None if d is None else {**d, "equilibrium": equilibrium_chances(strategies[s])}
@@ -408,9 +433,10 @@ class HardAgent(AuctionSearchAgent):
 
     def _learn_searchers(
         self, view: View, models: list[list[float] | None], weights: list[float], rng: random.Random
-    ) -> None:
+    ) -> dict[int, int]:
         """Mix each opponent's model with the chair models' sales by how well each predicted its earlier
-        sales (:mod:`forsale.bots.searchers`), in place, and write down this round's predictions."""
+        sales (:mod:`forsale.bots.searchers`), in place, and write down this round's predictions; each
+        opponent's house as the searcher in its chair would sell it."""
         share, seen = self._memory.odds(view)
         predictions = {}
         for s, model in enumerate(models):
@@ -423,6 +449,15 @@ class HardAgent(AuctionSearchAgent):
             predictions[s] = (houses, dict(zip(hand, types)))
             models[s], weights[s] = searcher_blend(hand, houses, types, weights[s], share[s], seen[s])
         self._memory.remember(view, predictions)
+        return {s: houses[0] for s, (houses, _) in predictions.items()}
+
+
+def _with_searcher(posterior: dict[str, float], share: float) -> dict[str, float]:
+    """A seat's posterior over the library's rules with the searcher's ``share`` beside them (the play-outs draw
+    from it)."""
+    if share <= 0:
+        return posterior
+    return {**{name: (1.0 - share) * p for name, p in posterior.items()}, "searcher": share}
 
 
 class EasyAgent:

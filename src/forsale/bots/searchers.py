@@ -133,10 +133,43 @@ class SaleMemory:
                 seen[s] += 1
         return shares, seen
 
+    def searcher_chances(self, view: View) -> list[dict[int, float]]:
+        """Per seat, the searcher's chance (:func:`chair_chance`) of the house it sold, by finished sale round
+        (the rounds written down; a lost game has none)."""
+        sales = [houses for seat, houses in view.history if seat is None]
+        chances: list[dict[int, float]] = [{} for _ in range(view.players)]
+        for r, predictions in list(self._rounds(view).items()):
+            if r >= len(sales):
+                continue
+            for s, (houses, types) in predictions.items():
+                chances[s][r] = chair_chance(sales[r][s], houses[0], len(types))
+        return chances
+
     def remember(self, view: View, predictions: dict[int, Prediction]) -> None:
         """Write down this round's predictions (keyed by the number of sale rounds already played)."""
         played = sum(1 for seat, _ in view.history if seat is None)
         self._rounds(view)[played] = predictions
+
+
+def searcher_share(chair: dict[int, float], library: Sequence[float], prior: float = SEARCHER_PRIOR) -> float:
+    """The posterior chance that a seat sells as ``hard-v1``'s search in its chair rather than by the library of
+    sale rules (:mod:`forsale.bots.salemodels`): Bayes' rule over the sales both predicted.
+
+    ``chair``: the searcher's chance of each sale, by round (:meth:`SaleMemory.searcher_chances`);
+    ``library``: the library's posterior predictive chance of each sale, in order (its
+    :attr:`~forsale.bots.salemodels.Fit.chances`). A flat posterior over the library's rules and the searcher
+    would give the same odds: the library's rules share its evidence.
+
+    >>> searcher_share({}, [])
+    0.2
+    >>> round(searcher_share({0: 0.9, 1: 0.9}, [0.3, 0.5]), 2)
+    0.57
+    """
+    odds = prior / (1.0 - prior)
+    for r, chance in chair.items():
+        if r < len(library):
+            odds *= chance / max(library[r], 1e-12)
+    return odds / (1.0 + odds)
 
 
 def searcher_blend(
