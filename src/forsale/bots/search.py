@@ -33,7 +33,10 @@ decision by default):
   predictive log-loss), and the bot plays the best response to their
   predicted sales at every sale with a choice (``gate=always``), each house
   valued by playing the sale phase out against rules drawn from those
-  posteriors (:mod:`forsale.bots.salelookahead`). The gates it replaced
+  posteriors (:mod:`forsale.bots.salelookahead`); beside the library, the
+  sale ``hard-v1``'s search would make in each opponent's chair is weighed
+  by how well it predicted that seat
+  (:func:`~forsale.bots.searchers.searcher_share`). The gates it replaced
   stay as options: ``gate=apart`` waits until every opponent still
   choosing sells like a rule of the library, or is more likely a seller
   by a fixed rule than one who reasons about the others after two sales,
