@@ -23,7 +23,7 @@ robust strategy (:func:`forsale.bots.opponents.sale_confidence`).
 The best response to fitted sellers that ``hard`` plays by default
 (:mod:`forsale.bots.salemodels`) weighs the searcher the same way against
 the library of sale rules as a whole (:func:`searcher_share`): a field of
-``hard-v1``, whom no rule of the library predicts half as well as its own
+``hard-v1``, whom no rule of the library predicts as well as its own
 search in its chair, is answered as the searchers they are (against three
 ``hard-v1``, 42.9% of 240 games became 55.0%: docs/strength.md).
 """
