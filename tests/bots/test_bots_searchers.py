@@ -13,6 +13,7 @@ from forsale import Ruleset, new_game, view
 from forsale.actions import SELLS
 from forsale.bots import make_agent
 from forsale.bots.auction_search import AuctionSearchAgent
+from forsale.bots.salemodels import fit_opponents
 from forsale.bots.searchers import (
     CHAIRS,
     EXPERT_PRIOR,
@@ -20,13 +21,11 @@ from forsale.bots.searchers import (
     SEARCHER_ERROR,
     SEARCHER_PRIOR,
     SaleMemory,
-    chair_chance,
     expert_sale,
     searcher_blend,
     searcher_sale,
     searcher_share,
 )
-from forsale.bots.salemodels import fit_opponents
 
 
 def _to_sales(players: int, seed: int, bots: str = "expert"):  # type: ignore[no-untyped-def]
