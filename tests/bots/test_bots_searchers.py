@@ -18,6 +18,7 @@ from forsale.bots.searchers import (
     CHAIRS,
     EXPERT_PRIOR,
     GAMES_KEPT,
+    SEARCHER,
     SEARCHER_ERROR,
     SEARCHER_PRIOR,
     SaleMemory,
@@ -60,6 +61,7 @@ def test_in_the_sale_phase_a_seat_sees_what_any_other_seat_sees_but_its_own_comm
 
 
 def test_the_searcher_is_hard_v1_in_the_opponents_chair() -> None:
+    assert CHAIRS[SEARCHER][1] is searcher_sale  # where a Prediction keeps the searcher's house
     game = _to_sales(4, 3)
     for s in (1, 2, 3):
         move = AuctionSearchAgent(samples=6).act(view(game, s), random.Random(9))

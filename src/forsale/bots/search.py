@@ -91,7 +91,7 @@ from .salemodels import (
     told_apart,
     well_modelled,
 )
-from .searchers import CHAIRS, SaleMemory, chair_chance, searcher_blend, searcher_share
+from .searchers import CHAIRS, SEARCHER, SaleMemory, chair_chance, searcher_blend, searcher_share
 from .valuation import MARGIN_WEIGHT
 
 GATES = {
@@ -452,7 +452,7 @@ class HardAgent(AuctionSearchAgent):
             predictions[s] = (houses, dict(zip(hand, types)))
             models[s], weights[s] = searcher_blend(hand, houses, types, weights[s], share[s], seen[s])
         self._memory.remember(view, predictions)
-        return {s: houses[0] for s, (houses, _) in predictions.items()}
+        return {s: houses[SEARCHER] for s, (houses, _) in predictions.items()}
 
 
 def _with_searcher(posterior: dict[str, float], share: float) -> dict[str, float]:

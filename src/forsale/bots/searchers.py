@@ -34,7 +34,7 @@ import dataclasses
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..actions import Sell
 from ..view import View
@@ -88,6 +88,9 @@ CHAIRS: tuple[tuple[float, Callable[[View, int, random.Random], int]], ...] = (
 )
 """The models that sit in an opponent's chair, each with its prior; the sale types have the rest."""
 
+SEARCHER = 0
+"""The index of :func:`searcher_sale` in :data:`CHAIRS`, and so of its house in a :data:`Prediction`."""
+
 Prediction = tuple[tuple[int, ...], dict[int, float]]
 """An opponent's predicted sale: each chair model's house, and the type model's chance of each house."""
 
@@ -118,38 +121,37 @@ class SaleMemory:
                 self._games.move_to_end(key)
             return rounds
 
+    def _scored(self, view: View) -> Iterator[tuple[int, int, int, Prediction]]:
+        """Each prediction written down for a finished sale round, in the order written, with the house the seat
+        then sold: ``(round, seat, sold, prediction)``."""
+        sales = [houses for seat, houses in view.history if seat is None]
+        for r, predictions in list(self._rounds(view).items()):
+            if r < len(sales):
+                for s, prediction in predictions.items():
+                    yield r, s, sales[r][s], prediction
+
     def odds(self, view: View) -> tuple[list[list[float]], list[int]]:
         """Per seat, the posterior shares of the type model and of each chair model, and the sales seen."""
         n = view.players
-        sales = [houses for seat, houses in view.history if seat is None]
-        rounds = self._rounds(view)
         prior = [1.0 - sum(p for p, _ in CHAIRS)] + [p for p, _ in CHAIRS]
         shares = [list(prior) for _ in range(n)]
         seen = [0] * n
-        for r, predictions in list(rounds.items()):
-            if r >= len(sales):
-                continue
-            for s, (houses, types) in predictions.items():
-                sold = sales[r][s]
-                k = len(types)
-                likes = [types.get(sold, 0.0)] + [chair_chance(sold, h, k) for h in houses]
-                post = [p * like for p, like in zip(shares[s], likes)]
-                total = sum(post)
-                if total > 0:
-                    shares[s] = [p / total for p in post]
-                seen[s] += 1
+        for _, s, sold, (houses, types) in self._scored(view):
+            k = len(types)
+            likes = [types.get(sold, 0.0)] + [chair_chance(sold, h, k) for h in houses]
+            post = [p * like for p, like in zip(shares[s], likes)]
+            total = sum(post)
+            if total > 0:
+                shares[s] = [p / total for p in post]
+            seen[s] += 1
         return shares, seen
 
     def searcher_chances(self, view: View) -> list[dict[int, float]]:
         """Per seat, the searcher's chance (:func:`chair_chance`) of the house it sold, by finished sale round
         (the rounds written down; a lost game has none)."""
-        sales = [houses for seat, houses in view.history if seat is None]
         chances: list[dict[int, float]] = [{} for _ in range(view.players)]
-        for r, predictions in list(self._rounds(view).items()):
-            if r >= len(sales):
-                continue
-            for s, (houses, types) in predictions.items():
-                chances[s][r] = chair_chance(sales[r][s], houses[0], len(types))
+        for r, s, sold, (houses, types) in self._scored(view):
+            chances[s][r] = chair_chance(sold, houses[SEARCHER], len(types))
         return chances
 
     def remember(self, view: View, predictions: dict[int, Prediction]) -> None:
