@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import random
+from math import exp
 
 import pytest
 
 from forsale import new_game, view
 from forsale.bots import make_agent
 from forsale.bots.expert import SALE_TYPE_PRIOR
-from forsale.bots.opponents import BIDDER_GRID, EXPERT_BIDDER, bidder_posteriors, sale_confidence, sample_bidders
+from forsale.bots.opponents import (
+    BIDDER_GRID,
+    EXPERT_BIDDER,
+    bidder_posteriors,
+    fitted_prior,
+    flat_prior,
+    sale_confidence,
+    sample_bidders,
+    table_prior,
+)
 
 
 def test_with_no_evidence_every_seat_is_modelled_as_an_expert_and_evidence_sharpens_the_posterior() -> None:
@@ -45,3 +55,43 @@ def test_sale_models_are_trusted_only_with_evidence_and_a_fit() -> None:
     assert sale_confidence(sure, 1) == 0.5 and sale_confidence(sure, 3) == 0.75
     random_seat = {kind: 0.0 for kind in SALE_TYPE_PRIOR} | {"uniform": 1.0}
     assert sale_confidence(random_seat, 5) == 0.0  # a seat that fits no type is not predicted
+
+
+def test_the_table_prior_learns_from_every_opponent_how_the_table_bids() -> None:
+    """Five cheapskates at a 6-player table: after one round the table's mixture leans their way, so a seat
+    is expected to bid like the others even where its own few moves fit many rules."""
+    state = new_game(6, seed=4)
+    agents = [make_agent("expert")] + [make_agent("cheapskate") for _ in range(5)]
+    rng = random.Random(1)
+    while state.round == 0 and state.phase == "auction":
+        seat = state.current_seat
+        state.push(seat, agents[seat].act(view(state, seat), rng, None))
+    seen = view(state, 0)
+    base = flat_prior(head_start=True)
+    table = table_prior(seen, base, seats=3.0, me=0)
+    assert abs(sum(exp(x) for x in table) - 1.0) < 1e-9
+    # The rules that bid a quarter of the coins or less, with no value-gap term, gain; the expert's loses.
+    frugal = [i for i, (a, b) in enumerate(BIDDER_GRID) if a == 0.0 and b <= 0.3]
+
+    def weight(logs: list[float], rules: list[int]) -> float:
+        return sum(exp(logs[i]) for i in rules) / sum(exp(x) for x in logs)
+
+    assert weight(table, frugal) > 2 * weight(base, frugal)
+    expert = BIDDER_GRID.index(EXPERT_BIDDER)
+    assert weight(table, [expert]) < weight(base, [expert])
+    # Leaving out the searching seat: its own (expert) moves do not pull the table towards the expert's rule.
+    assert table_prior(seen, base, seats=3.0, me=None) != table
+    # Each seat's posterior from the table prior is a posterior: it adds up to one.
+    for post in bidder_posteriors(seen, prior=table):
+        assert sum(post) == pytest.approx(1.0)
+
+
+def test_the_fitted_prior_is_shipped_for_every_table_size_and_spreads_over_the_whole_grid() -> None:
+    for players in range(3, 7):
+        logs = fitted_prior(players)
+        assert len(logs) == len(BIDDER_GRID) and sum(exp(x) for x in logs) == pytest.approx(1.0, abs=1e-4)
+        # No rule is ruled out, and the rules that bid three quarters of the coins on any house weigh less
+        # than under the flat grid: few players bid like that.
+        assert min(logs) > -20
+        lavish = [i for i, (a, b) in enumerate(BIDDER_GRID) if b >= 0.75]
+        assert sum(exp(logs[i]) for i in lavish) < len(lavish) / len(BIDDER_GRID)

@@ -51,7 +51,7 @@ from math import exp, log
 
 from ..actions import Bid
 from ..view import View
-from .opponents import BIDDER_ERROR, BIDDER_GRID, EXPERT_BIDDER
+from .opponents import BIDDER_ERROR, BIDDER_GRID, EXPERT_BIDDER, flat_prior
 from .valuation import round_values
 
 SWITCH_NATS = 1.0
@@ -246,16 +246,17 @@ class BidFit:
         return LIBRARY[-1]
 
 
-def fit_bidding(view: View) -> list[BidFit]:
+def fit_bidding(view: View, prior: Sequence[float] | None = None) -> list[BidFit]:
     """Per seat, its :class:`BidFit` from every auction decision it made with a choice this game.
 
     The grid's predictive loss is that of :func:`forsale.bots.opponents.bidder_posteriors`'s posterior
-    as it stood before each decision (the expert's head start included), so the two are scored alike.
+    as it stood before each decision, from the same ``prior`` (by default the expert's head start), so
+    the two are scored alike.
     """
     n = view.players
     fits = [BidFit() for _ in range(n)]
-    expert = BIDDER_GRID.index(EXPERT_BIDDER)
-    grid = [[2.0 if i == expert else 0.0 for i in range(len(BIDDER_GRID))] for _ in range(n)]
+    start = flat_prior(head_start=True) if prior is None else list(prior)
+    grid = [list(start) for _ in range(n)]
     for d in decisions(view):
         fit, logs = fits[d.seat], grid[d.seat]
         chances = [rule_chance(rule, d) for rule in LIBRARY]

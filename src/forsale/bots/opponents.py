@@ -13,8 +13,11 @@ play from the probabilities it gives each house (:func:`draw`).
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
+from functools import cache
+from importlib import resources
 from math import exp, log
 
 from ..actions import Bid
@@ -33,21 +36,48 @@ BIDDER_ERROR = 0.1
 """Chance that a seat's move disagrees with its rule (so one odd move is not fatal)."""
 
 
-def bidder_log_likelihoods(view: View) -> list[list[float]]:
+EXPERT_HEAD_START = 2.0
+"""Nats the expert's rule starts ahead of the rest of the grid in the old prior (:func:`flat_prior`)."""
+
+
+def flat_prior(head_start: bool = False) -> list[float]:
+    """Log-weights over :data:`BIDDER_GRID` that favour no rule, or (``head_start``) only the expert's,
+    by :data:`EXPERT_HEAD_START` nats: the prior ``hard-v1`` starts every game from."""
+    expert = BIDDER_GRID.index(EXPERT_BIDDER)
+    return [EXPERT_HEAD_START if head_start and i == expert else 0.0 for i in range(len(BIDDER_GRID))]
+
+
+@cache
+def fitted_prior(players: int) -> tuple[float, ...]:
+    """Log-weights over :data:`BIDDER_GRID` fitted to how a broad population bids at ``players`` players.
+
+    Shipped in ``data/bid-prior.json``, made by ``bench/bid_prior.py`` from
+    the tuning half of the measurement population: the mixture of grid
+    rules under which those players' whole games are likeliest. Before an
+    opponent has passed, its raises fit nearly every rule, so this prior
+    is what the first auction round is decided by.
+    """
+    with resources.files("forsale.bots").joinpath("data", "bid-prior.json").open() as f:
+        data = json.load(f)
+    if [tuple(rule) for rule in data["grid"]] != list(BIDDER_GRID):
+        raise ValueError("data/bid-prior.json was fitted to another grid: rerun bench/bid_prior.py")
+    return tuple(log(w) for w in data["priors"][str(players)])
+
+
+def bidder_log_likelihoods(view: View, prior: Sequence[float] | None = None) -> list[list[float]]:
     """Per seat, the log-likelihood of each rule of :data:`BIDDER_GRID` given its raises and passes.
 
     The auction history is replayed; each decision of a seat that could
     raise is a vote for the rules under which it would have done the same
-    (a rule that disagrees keeps a :data:`BIDDER_ERROR` chance). The
-    expert's own rule has a head start of 2 nats.
+    (a rule that disagrees keeps a :data:`BIDDER_ERROR` chance). Every seat
+    starts from ``prior`` (log-weights; by default :func:`flat_prior` with
+    the expert's head start), so the result is a log-posterior up to a constant.
     """
     n = view.players
     cards = view.rules.cards
     refund = view.rules.refund_of
-    logs = [[0.0] * len(BIDDER_GRID) for _ in range(n)]
-    expert_index = BIDDER_GRID.index(EXPERT_BIDDER)
-    for s in range(n):
-        logs[s][expert_index] += 2.0
+    start = flat_prior(head_start=True) if prior is None else list(prior)
+    logs = [list(start) for _ in range(n)]
     agree, disagree = log(1 - BIDDER_ERROR), log(BIDDER_ERROR)
     coins = [view.rules.starting_coins] * n
     r = 0
@@ -134,20 +164,64 @@ def tempering(spread: object) -> float:
     return float(spread)
 
 
-def bidder_posteriors(view: View, spread: float = 1.0) -> list[list[float]]:
+def bidder_posteriors(view: View, spread: float = 1.0, prior: Sequence[float] | None = None) -> list[list[float]]:
     """Per seat, the posterior over :data:`BIDDER_GRID` (the softmax of :func:`bidder_log_likelihoods`).
 
     ``spread`` above 1 tempers it (the log-likelihoods divided by it): the
     evidence counts for less, so more of the rules that nearly fit are drawn.
+    ``prior``: as for :func:`bidder_log_likelihoods`.
     """
     spread = tempering(spread)
     out = []
-    for row in bidder_log_likelihoods(view):
+    for row in bidder_log_likelihoods(view, prior):
         top = max(row)
         weights = [exp((x - top) / spread) for x in row]
         total = sum(weights)
         out.append([w / total for w in weights])
     return out
+
+
+def mixture_weights(rows: Sequence[Sequence[float]], pseudo: Sequence[float], iterations: int = 50) -> list[float]:
+    """The weights of a mixture over rules that make the seats ``rows`` likeliest (EM).
+
+    ``rows[s][k]`` is seat ``s``'s log-likelihood under rule ``k``;
+    ``pseudo[k]`` counts added to rule ``k`` at every step (a Dirichlet
+    prior), so a rule no seat has used keeps some weight.
+
+    >>> w = mixture_weights([[0.0, -9.0], [0.0, -9.0], [-9.0, 0.0]], [0.0, 0.0])
+    >>> round(w[0], 2), round(w[1], 2)
+    (0.67, 0.33)
+    """
+    k = len(pseudo)
+    weights = [1.0 / k] * k
+    for _ in range(iterations):
+        counts = list(pseudo)
+        for row in rows:
+            top = max(row)
+            resp = [w * exp(x - top) for w, x in zip(weights, row)]
+            total = sum(resp)
+            for i, r in enumerate(resp):
+                counts[i] += r / total
+        total = sum(counts)
+        weights = [c / total for c in counts]
+    return weights
+
+
+def table_prior(view: View, prior: Sequence[float], seats: float, me: int | None = None) -> list[float]:
+    """Log-weights over :data:`BIDDER_GRID` for the players at this table, learnt from all of them together.
+
+    People at a table often bid alike. The table's own mixture of rules is
+    fitted to every opponent's raises and passes so far (EM,
+    :func:`mixture_weights`), starting from ``prior`` worth ``seats``
+    players; each seat's posterior then starts from it, so five players
+    who pass at the same price teach the bot about each of them, not only
+    about the one who passed. ``me`` (the searching seat) is left out.
+    """
+    rows = bidder_log_likelihoods(view, flat_prior())
+    base = [exp(x) for x in prior]
+    total = sum(base)
+    weights = mixture_weights([r for s, r in enumerate(rows) if s != me], [seats * b / total for b in base])
+    return [log(w) for w in weights]
 
 
 def sample_bidders(posteriors: Sequence[Sequence[float]], rng: random.Random) -> list[Bidder]:

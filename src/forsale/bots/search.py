@@ -68,7 +68,7 @@ from .bidmodels import BidRule, auction_prices, fit_bidding
 from .estimates import ITERATIONS_PER_SAMPLE, in_iterations, round_game
 from .expert import ExpertAgent, sale_posteriors
 from .leaves import Leaf, ModelLeaf
-from .opponents import Bidder, bidder_posteriors, sample_bidders, tempering
+from .opponents import Bidder, bidder_posteriors, fitted_prior, flat_prior, sample_bidders, table_prior, tempering
 from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, expected_payoffs, solve
@@ -179,9 +179,13 @@ class HardAgent(AuctionSearchAgent):
         typeprior: bool = True,
         v1sale: int = 0,
         lookahead: int = LOOKAHEAD,
+        bidprior: bool = False,
+        pool: float = 0.0,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        self.bidprior = bidprior
+        self.pool = pool
         if type(lookahead) is not int or lookahead < 0:
             raise ValueError(f"lookahead must be a whole number of play-outs a sample (0: off), not {lookahead!r}")
         self.lookahead = lookahead
@@ -245,9 +249,11 @@ class HardAgent(AuctionSearchAgent):
         seat = view.seat
         assert seat is not None
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
-        bidder_posts = bidder_posteriors(view, self.spread)
+        prior = fitted_prior(view.players) if self.bidprior else flat_prior(head_start=True)
+        table = table_prior(view, prior, self.pool, seat) if self.pool else prior
+        bidder_posts = bidder_posteriors(view, self.spread, table)
         # Opponents the library of bidding rules has predicted better than the grid are drawn from it (issue 32).
-        fits = fit_bidding(view) if self.bidmodel else []
+        fits = fit_bidding(view, prior) if self.bidmodel else []
         modelled = [s for s, fit in enumerate(fits) if s != seat and fit.trusted]
         prices = auction_prices(view) if modelled else []
         leaf = None if self.sale_rollouts else self._leaf(view.players)
@@ -525,6 +531,8 @@ def _hard(
     typeprior: int = 1,
     v1sale: int = 0,
     lookahead: int = LOOKAHEAD,
+    bidprior: int = 0,
+    pool: float = 0.0,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
@@ -545,6 +553,8 @@ def _hard(
         typeprior=bool(option_number("typeprior", typeprior, 0, 1)),
         v1sale=_player_count("v1sale", v1sale),
         lookahead=_whole("lookahead", lookahead, 64),
+        bidprior=bool(option_number("bidprior", bidprior, 0, 1)),
+        pool=option_number("pool", pool, 0, 100),
         time=base.time,
         alpha=base.alpha,
         phases=",".join(base.phases),
