@@ -51,7 +51,7 @@ from math import exp, log
 
 from ..actions import Bid
 from ..view import View
-from .opponents import BIDDER_ERROR, BIDDER_GRID, EXPERT_BIDDER, flat_prior
+from .opponents import BIDDER_ERROR, BIDDER_GRID, flat_prior
 from .valuation import round_values
 
 SWITCH_NATS = 1.0
@@ -116,8 +116,7 @@ GRID_START = len(LIBRARY) - len(BIDDER_GRID)
 def _prior() -> list[float]:
     """Half on the new families, half on the grid weighed as the grid's own posterior starts (the expert's
     rule with its head start of 2 nats): a seat that bids by a grid rule is predicted nearly as the grid does."""
-    expert = BIDDER_GRID.index(EXPERT_BIDDER)
-    grid = [exp(2.0) if i == expert else 1.0 for i in range(len(BIDDER_GRID))]
+    grid = [exp(x) for x in flat_prior(head_start=True)]
     return [0.5 / GRID_START] * GRID_START + [0.5 * w / sum(grid) for w in grid]
 
 
