@@ -18,6 +18,7 @@ from forsale.bots.opponents import (
     flat_prior,
     sale_confidence,
     sample_bidders,
+    table_posteriors,
     table_prior,
 )
 
@@ -84,6 +85,13 @@ def test_the_table_prior_learns_from_every_opponent_how_the_table_bids() -> None
     # Each seat's posterior from the table prior is a posterior: it adds up to one.
     for post in bidder_posteriors(seen, prior=table):
         assert sum(post) == pytest.approx(1.0)
+    # table_posteriors, which hard and its estimates for people both read, is that posterior; with no
+    # table pooling (hard:pool=0) it starts every seat from the prior itself, by default the fitted one.
+    assert table_posteriors(seen, base, 3.0, me=0) == bidder_posteriors(seen, prior=table)
+    assert table_posteriors(seen, seats=0) == bidder_posteriors(seen, prior=fitted_prior(6))
+    pooled = table_posteriors(seen, me=0)
+    alone = bidder_posteriors(seen)
+    assert sum(pooled[3][i] for i in frugal) > sum(alone[3][i] for i in frugal)
 
 
 def test_the_fitted_prior_is_shipped_for_every_table_size_and_spreads_over_the_whole_grid() -> None:

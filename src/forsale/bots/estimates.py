@@ -27,7 +27,7 @@ from ..rules import win_shares
 from ..view import View, sample_state
 from .auction_search import DEFAULT_TIME, PLAN_STEPS
 from .expert import order_stat_means, predicted_play, sale_posteriors
-from .opponents import EXPERT_BIDDER, bidder_posteriors, sale_confidence, sample_bidders
+from .opponents import EXPERT_BIDDER, sale_confidence, sample_bidders, table_posteriors
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, pick, solve
 from .valuation import expected_shares, hand_values, sale_temperature
@@ -125,7 +125,7 @@ def _auction_values(
     view: View, seat: int, legal: Sequence[Action], rng: random.Random, more: Callable[[int], bool]
 ) -> list[tuple[Action, float]]:
     coins = view.coins[seat]
-    posteriors = bidder_posteriors(view)
+    posteriors = table_posteriors(view, me=seat)
     # Per action, the plans that may follow it this round: (the bid pushed first or None, raise-up-to limit).
     plans: list[list[tuple[int | None, int]]] = []
     for action in legal:
@@ -166,7 +166,7 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
     out = [0.0] * n
     drawn = 0
     if view.phase == "auction":
-        posteriors = bidder_posteriors(view)
+        posteriors = table_posteriors(view, me=view.seat)
         while more(drawn):
             state = sample_state(view, rng)
             for s, share in enumerate(_auction_leaf(*play_auctions(state, sample_bidders(posteriors, rng)))):

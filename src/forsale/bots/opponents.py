@@ -3,8 +3,12 @@
 **Bidding.** Every seat's raises and passes so far are replayed and fitted
 to a grid of simple rules, "raise by one while ``high + 1 <= a * value gap
 + b * coins``" (:func:`fit_bidders`): the expert's value-gap rule and the
-baselines' share-of-coins rules are both on the grid. The expert's rule has
-a head start, so a seat seen only a few times is modelled like the expert.
+baselines' share-of-coins rules are both on the grid. Every seat starts from
+a prior: ``hard-v1``'s gives the expert's rule a head start (:func:`flat_prior`),
+so a seat seen only a few times is modelled like the expert; ``hard``'s is
+fitted to how players at large bid (:func:`fitted_prior`) and then to how this
+table's players bid so far (:func:`table_posteriors`), so a seat seen only a
+few times is modelled like the others at the table.
 
 **Selling.** A seat's sale type is drawn from the expert's posterior over
 sale types (:func:`forsale.bots.expert.sale_posteriors`), and a predicted
@@ -222,6 +226,32 @@ def table_prior(view: View, prior: Sequence[float], seats: float, me: int | None
     total = sum(base)
     weights = mixture_weights([r for s, r in enumerate(rows) if s != me], [seats * b / total for b in base])
     return [log(w) for w in weights]
+
+
+TABLE_SEATS = 3.0
+"""Players' worth of the prior that the table's own mixture of bidding rules starts from in
+:func:`table_posteriors` (``hard:pool=``). With the fitted prior, the default of ``hard`` since 5 December:
++3 to +5 points at 6-player fields and +4.7 [-0.5, +9.9] against three ``expert`` over 120 deals
+(docs/strength.md)."""
+
+
+def table_posteriors(
+    view: View,
+    prior: Sequence[float] | None = None,
+    seats: float = TABLE_SEATS,
+    me: int | None = None,
+    spread: float = 1.0,
+) -> list[list[float]]:
+    """Per seat, the posterior over :data:`BIDDER_GRID` as ``hard`` and its estimates for people reckon it.
+
+    Every seat starts from the table's own mixture of rules (:func:`table_prior`,
+    ``prior`` worth ``seats`` players; ``seats=0``: from ``prior`` itself), and
+    ``prior`` is by default the one fitted to players at large
+    (:func:`fitted_prior`). ``me``: the seat that is searching, left out of
+    the table's mixture; ``spread``: as for :func:`bidder_posteriors`.
+    """
+    start = fitted_prior(view.players) if prior is None else prior
+    return bidder_posteriors(view, spread, table_prior(view, start, seats, me) if seats else start)
 
 
 def sample_bidders(posteriors: Sequence[Sequence[float]], rng: random.Random) -> list[Bidder]:

@@ -10,8 +10,9 @@ decision by default):
   or the learned value model with ``leaf=model``). Each sampled deal draws
   every opponent's bidding rule from its posterior given the raises and
   passes it made this game (:func:`forsale.bots.opponents.sample_bidders`;
-  the expert's rule has a head start, so thin evidence means an
-  expert-like opponent, and a plan must hold up against every rule that
+  the posterior starts from a prior fitted to how players at large bid,
+  pooled with how this table's players bid so far, so thin evidence means
+  a player like the others, and a plan must hold up against every rule that
   fits, not only the likeliest); an opponent whose bids a library of
   bidding rules (:mod:`forsale.bots.bidmodels`: pacers, going-price payers,
   flat-table savers, jump bidders) has predicted better than that grid is
@@ -68,7 +69,7 @@ from .bidmodels import BidRule, auction_prices, fit_bidding
 from .estimates import ITERATIONS_PER_SAMPLE, in_iterations, round_game
 from .expert import ExpertAgent, sale_posteriors
 from .leaves import Leaf, ModelLeaf
-from .opponents import Bidder, bidder_posteriors, fitted_prior, flat_prior, sample_bidders, table_prior, tempering
+from .opponents import TABLE_SEATS, Bidder, fitted_prior, flat_prior, sample_bidders, table_posteriors, tempering
 from .registry import option_number, register
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, choose, expected_payoffs, solve
@@ -125,7 +126,12 @@ class HardAgent(AuctionSearchAgent):
     Auctions: as :class:`~forsale.bots.auction_search.AuctionSearchAgent`, except that
     with ``sampled_bidders`` each sampled deal draws every opponent's bidding
     rule from its posterior (:func:`~forsale.bots.opponents.sample_bidders`)
-    instead of playing only the single best fit, and with ``bidmodel`` (the
+    instead of playing only the single best fit; those posteriors start, with
+    ``bidprior`` (the default), from the prior fitted to how players at large bid
+    (:func:`~forsale.bots.opponents.fitted_prior`; off: the expert's head start
+    alone), and with ``pool`` (:data:`~forsale.bots.opponents.TABLE_SEATS`; 0: off) from the table's own mixture
+    of rules fitted to every opponent's bids (:func:`~forsale.bots.opponents.table_prior`),
+    so players who bid alike teach the bot about each other; and with ``bidmodel`` (the
     default; issue 32) the seats the library of :mod:`forsale.bots.bidmodels`
     predicts better than that grid are drawn from the library. Sales: the round is a game
     (:mod:`forsale.bots.salegame`) solved by regret matching, opponents mixed
@@ -179,8 +185,8 @@ class HardAgent(AuctionSearchAgent):
         typeprior: bool = True,
         v1sale: int = 0,
         lookahead: int = LOOKAHEAD,
-        bidprior: bool = False,
-        pool: float = 0.0,
+        bidprior: bool = True,
+        pool: float = TABLE_SEATS,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
@@ -250,8 +256,7 @@ class HardAgent(AuctionSearchAgent):
         assert seat is not None
         posts = sale_posteriors(view.players, view.hands, view.history, (), view.unseen_cheques, view.rules.rounds)
         prior = fitted_prior(view.players) if self.bidprior else flat_prior(head_start=True)
-        table = table_prior(view, prior, self.pool, seat) if self.pool else prior
-        bidder_posts = bidder_posteriors(view, self.spread, table)
+        bidder_posts = table_posteriors(view, prior, self.pool, seat, self.spread)
         # Opponents the library of bidding rules has predicted better than the grid are drawn from it (issue 32).
         fits = fit_bidding(view, prior) if self.bidmodel else []
         modelled = [s for s, fit in enumerate(fits) if s != seat and fit.trusted]
@@ -531,8 +536,8 @@ def _hard(
     typeprior: int = 1,
     v1sale: int = 0,
     lookahead: int = LOOKAHEAD,
-    bidprior: int = 0,
-    pool: float = 0.0,
+    bidprior: int = 1,
+    pool: float = TABLE_SEATS,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
