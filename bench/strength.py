@@ -746,8 +746,10 @@ def paired_fields(base: str, variant: str) -> list[dict[str, Any]]:
     candidates: each table's variant share minus base share, deal by deal, and the fields pooled over deals."""
     a, b = json.loads(Path(base).read_text()), json.loads(Path(variant).read_text())
     pairs: list[tuple[str, list[float], list[float]]] = []
-    for x, y in zip(a.get("vs") or [], b.get("vs") or []):
-        if (x["opponent"], x["seed"]) == (y["opponent"], y["seed"]):
+    tables = {(y["opponent"], y["seed"]): y for y in b.get("vs") or []}  # matched by name: the lists may differ
+    for x in a.get("vs") or []:
+        y = tables.get((x["opponent"], x["seed"]))
+        if y is not None:
             pairs.append((f"three {x['opponent']}", x["per_deal"], y["per_deal"]))
     fa, fb = a.get("fields"), b.get("fields")
     pooled: tuple[list[float], list[float]] = ([], [])

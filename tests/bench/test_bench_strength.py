@@ -269,3 +269,18 @@ def test_split_places_the_points_in_the_auction_or_the_sale_and_pairs_them_with_
     for key, diff in vs["split_difference"].items():
         assert abs(diff["mean"] - (vs["split"][key]["mean"] - vs["beside"]["split"][key]["mean"])) < 1e-9
     assert "auction and sale, per game" in capsys.readouterr().out
+
+
+def test_paired_matches_the_vs_tables_by_opponent_and_seed_not_by_position(tmp_path: Path) -> None:
+    """Two runs that measured different lists of ``--vs`` tables at one seed are paired where they overlap."""
+    module = load_script(BENCH)
+
+    def report(opponents: list[str], shift: float) -> Path:
+        vs = [{"opponent": o, "seed": 40, "per_deal": [0.5 + shift, 0.25 + shift, 0.75]} for o in opponents]
+        path = tmp_path / f"{'-'.join(opponents)}.json"
+        path.write_text(json.dumps({"vs": vs}))
+        return path
+
+    rows = module.paired_fields(str(report(["expert", "smart", "value"], 0.0)), str(report(["smart", "value"], 0.25)))
+    assert [row["table"] for row in rows] == ["three smart", "three value"]
+    assert all(row["difference"] == pytest.approx(0.5 / 3) for row in rows)

@@ -29,6 +29,7 @@ from forsale.bots.salemodels import (
     reasoning_mass,
     rule_distributions,
     suspects,
+    table_sale_prior,
     told_apart,
     well_modelled,
 )
@@ -314,3 +315,26 @@ def test_declining_the_guarded_best_response_plays_the_fixed_gates_move(monkeypa
     monkeypatch.setattr(search, "GUARD_EPSILON", 10.0)
     moves = [make_agent("hard:gate=guard:samples=3").act(v, random.Random(5), None) for _ in range(2)]
     assert moves[0] == moves[1] and moves[0] in v.legal_actions()
+
+
+def test_the_table_sale_prior_learns_from_every_opponent_how_the_table_sells() -> None:
+    """Five seats sell the house nearest their hand's mean, a rule outside the expert's types: after two rounds
+    the table's mixture leans to it, and each seat's posterior started from that mixture predicts the next sale
+    better than one started from :data:`PRIOR`, where that seat's own two sales fit several rules. (After one
+    round the table cannot tell it from the median house, which the expert's types favour.)"""
+    _, seen = _play([ExpertAgent(), *(RuleAgent("hand_mean") for _ in range(5))], seed=5, watch=0)
+    assert table_sale_prior(seen[0], PRIOR, seats=3.0, me=0) == PRIOR  # no sale of choice yet: the prior
+    v = seen[2]
+    table = table_sale_prior(v, PRIOR, seats=3.0, me=0)
+    assert sum(table.values()) == pytest.approx(1.0) and set(table) == set(RULES)
+    assert table["hand_mean"] > 0.4 > 20 * PRIOR["hand_mean"]
+    assert table_sale_prior(v, PRIOR, seats=3.0, me=None) != table  # the deciding seat's own sale left out
+    pos = current(v)
+    for s in range(1, 6):
+        dists = rule_distributions(pos, s)
+        sells = CHOICES["hand_mean"](pos, s)
+        chance = {}
+        for name, prior in (("alone", PRIOR), ("pooled", table)):
+            model, weight = fit_opponents(v, prior)[s].predict(dists)
+            chance[name] = weight * model[sells] + (1 - weight) * dists["equilibrium"][sells]
+        assert chance["pooled"] > chance["alone"] + 0.05, (s, chance)

@@ -30,8 +30,8 @@ decision by default):
   move is drawn, with the caller's rng, from the bot's own solved strategy
   (``model=0``). By default (issue 32) each opponent's sales are fitted to
   the library of :mod:`forsale.bots.salemodels` (a posterior over its rules,
-  the expert's types and the equilibrium player with a head start, and the
-  predictive log-loss), and the bot plays the best response to their
+  the expert's types and the equilibrium player with a head start, pooled
+  over the table's sellers, and the predictive log-loss), and the bot plays the best response to their
   predicted sales at every sale with a choice (``gate=always``), each house
   valued by playing the sale phase out against rules drawn from those
   posteriors (:mod:`forsale.bots.salelookahead`); beside the library, the
@@ -79,6 +79,7 @@ from .salemodels import (
     CHOICES,
     GUARD_EPSILON,
     PRIOR,
+    SALE_TABLE_SEATS,
     Fit,
     choosing,
     current,
@@ -89,6 +90,7 @@ from .salemodels import (
     from_the_first_sale,
     rule_distributions,
     suspects,
+    table_sale_prior,
     told_apart,
     well_modelled,
 )
@@ -148,7 +150,9 @@ class HardAgent(AuctionSearchAgent):
     from the same houses than ``expert`` and ``hard-v1``'s sale. With ``model`` (the
     default; issue 32) each opponent's sales are also fitted to a library of
     sale rules (:mod:`forsale.bots.salemodels`, from :data:`~forsale.bots.salemodels.PRIOR`;
-    ``typeprior=False``: the library's own prior), and whenever ``gate``
+    ``typeprior=False``: the library's own prior; with ``salepool``, :data:`~forsale.bots.salemodels.SALE_TABLE_SEATS`
+    by default, each seller's posterior starts from the table's own mixture of those rules fitted to every
+    opponent's sales, :func:`~forsale.bots.salemodels.table_sale_prior`; 0: each alone), and whenever ``gate``
     (:data:`GATES`; ``always``, the default: at every sale with a choice)
     lets it, the bot plays the best response to them instead of drawing
     from the solved game (the solved game still gives the ``equilibrium``
@@ -187,9 +191,11 @@ class HardAgent(AuctionSearchAgent):
         lookahead: int = LOOKAHEAD,
         bidprior: bool = True,
         pool: float = TABLE_SEATS,
+        salepool: float = SALE_TABLE_SEATS,
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
+        self.salepool = salepool
         self.bidprior = bidprior
         self.pool = pool
         if type(lookahead) is not int or lookahead < 0:
@@ -298,7 +304,10 @@ class HardAgent(AuctionSearchAgent):
         if self.searchers:  # written down every round, so that the chair models' odds miss no sale
             chairs = self._learn_searchers(view, models, weights, rng)
         if self.model:
-            fits = fit_opponents(view, PRIOR if self.typeprior else BROAD_PRIOR)
+            prior = PRIOR if self.typeprior else BROAD_PRIOR
+            if self.salepool:  # each seat starts from the table's own mixture of sale rules
+                prior = table_sale_prior(view, prior, self.salepool, seat)
+            fits = fit_opponents(view, prior)
             if GATES[self.gate](fits, view):
                 return self._best_response(view, game, fits, rng, deadline, chairs=chairs)
             if self.gate == "guard" and suspects(fits, view):
@@ -538,6 +547,7 @@ def _hard(
     lookahead: int = LOOKAHEAD,
     bidprior: int = 1,
     pool: float = TABLE_SEATS,
+    salepool: float = SALE_TABLE_SEATS,
     **options: Any,
 ) -> HardAgent:
     base = build_auction_search("hard", **options)  # the shared options, checked once
@@ -560,6 +570,7 @@ def _hard(
         lookahead=_whole("lookahead", lookahead, 64),
         bidprior=bool(option_number("bidprior", bidprior, 0, 1)),
         pool=option_number("pool", pool, 0, 100),
+        salepool=option_number("salepool", salepool, 0, 100),
         time=base.time,
         alpha=base.alpha,
         phases=",".join(base.phases),
