@@ -9,7 +9,7 @@ import pytest
 
 from forsale import View, new_game, view
 from forsale.bots import make_agent
-from forsale.bots.estimates import action_values, win_chances
+from forsale.bots.estimates import action_values, fitted_round, win_chances
 from forsale.rules import win_shares
 
 Turns = Callable[..., tuple[list[View], list[View], list[View]]]
@@ -50,3 +50,22 @@ def test_win_chances_add_up_to_one_and_are_exact_at_the_end(expert_turns: Turns)
             state.push(seat, state.legal_actions(seat)[0])
     assert win_chances(view(state, 1), random.Random(0)) == win_shares(state.scores(), state.coins)
     assert action_values(view(state, 1), random.Random(0)) == []
+
+
+def test_in_the_sale_the_estimates_predict_the_opponents_as_hard_does_from_the_library_of_sale_rules() -> None:
+    """Three ``cheapskate`` sell their lowest house: after two sales each, the round the estimates solve
+    takes each of them to sell it (the fitted library's prediction, which ``hard`` best-responds to)."""
+    state = new_game(4, seed=12)
+    agents = [make_agent("expert"), *(make_agent("cheapskate") for _ in range(3))]
+    rng = random.Random(0)
+    while not (state.phase == "sale" and state.round == 2):
+        for seat in state.seats_to_act():
+            state.push(seat, agents[seat].act(view(state, seat), rng))
+    v = view(state, 0)
+    game, models, weights = fitted_round(v, margin=0.0)
+    assert models[0] is None and weights[0] == 0.0
+    for s in (1, 2, 3):
+        model = models[s]
+        assert model is not None and weights[s] > 0.8
+        assert weights[s] * model[0] > 0.8  # hands are sorted: index 0 is the lowest house
+    assert list(game.hands) == list(v.hands) and all(list(h) == sorted(h) for h in v.hands)

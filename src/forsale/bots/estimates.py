@@ -4,12 +4,14 @@
 hints (:mod:`forsale.bots.analysis`): the chance, from 0 to 1, that the seat
 to move wins after each legal action, and each seat's chance of winning
 from a position. They use the machinery of ``hard``
-(:mod:`forsale.bots.search`): sampled deals and fitted bidders in the
-auction, and in the sale phase the round as a game (:func:`round_game`,
-which ``hard`` solves too) solved against the opponents' predicted plays;
-but they report the win share alone, without the small margin term the bot
-adds to break ties, and they do not read the sale models of
-:mod:`forsale.bots.salemodels` with which ``hard`` then best-responds.
+(:mod:`forsale.bots.search`): sampled deals and bidders drawn from the
+same posteriors in the auction (:func:`~forsale.bots.opponents.table_posteriors`),
+and in the sale phase the round as a game solved against the opponents'
+plays as ``hard`` predicts them from its library of sale rules
+(:func:`fitted_round`); but they report the win share alone, without the
+small margin term the bot adds to break ties, and skip what costs more
+than a hint's budget (the play-outs of the later sale rounds and the
+searcher in each opponent's chair).
 ``samples=N`` fixes the effort (deterministic for a given rng and view);
 otherwise they sample for ``budget`` seconds (:data:`DEFAULT_TIME` if
 ``None``).
@@ -30,6 +32,7 @@ from .expert import order_stat_means, predicted_play, sale_posteriors
 from .opponents import EXPERT_BIDDER, sale_confidence, sample_bidders, table_posteriors
 from .rollout import play_auctions
 from .salegame import SaleRound, blend, pick, solve
+from .salemodels import PRIOR, SALE_TABLE_SEATS, current, fit_opponents, rule_distributions, table_sale_prior
 from .valuation import expected_shares, hand_values, sale_temperature
 
 AUCTION_TEMPERATURE = 3.0
@@ -90,6 +93,23 @@ def round_game(view: View, margin: float) -> tuple[SaleRound, list[list[float] |
     return game, models, weights
 
 
+def fitted_round(view: View, margin: float) -> tuple[SaleRound, list[list[float] | None], list[float]]:
+    """This sale round as :func:`round_game` has it, each seat's model replaced by what ``hard`` best-responds
+    to: the prediction of its posterior over the library of sale rules
+    (:mod:`forsale.bots.salemodels`, from the table's own mixture of them), the ``equilibrium`` rule's share
+    left to the seat's strategy in the solved game. ``hard`` also weighs the sale ``hard-v1``'s search would
+    make in each chair and plays the sale phase out; the estimates for people skip both, which cost more
+    than a hint's budget."""
+    game, models, weights = round_game(view, margin)
+    pos = current(view)
+    fits = fit_opponents(view, table_sale_prior(view, PRIOR, SALE_TABLE_SEATS, view.seat))
+    for s, fit in enumerate(fits):
+        k = len(view.hands[s])
+        if s != view.seat and k > 1:
+            models[s], weights[s] = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
+    return game, models, weights
+
+
 def in_iterations(more: Callable[[int], bool]) -> Callable[[int], bool]:
     """A sample budget spent as regret-matching iterations, :data:`ITERATIONS_PER_SAMPLE` per sample."""
     return lambda t: t % ITERATIONS_PER_SAMPLE != 0 or more(t // ITERATIONS_PER_SAMPLE)
@@ -114,7 +134,7 @@ def action_values(
     more = _sampler(budget, samples)
     if view.phase == "auction":
         return _auction_values(view, seat, legal, rng, more)
-    game, models, weights = round_game(view, margin=0.0)
+    game, models, weights = fitted_round(view, margin=0.0)
     if len(view.hand) == 1:
         return [(legal[0], game.payoffs(tuple(h[0] for h in view.hands))[seat])]
     _, values, _ = solve(game, models, weights, rng, in_iterations(more))
@@ -173,7 +193,7 @@ def win_chances(view: View, rng: random.Random, budget: float | None = None, sam
                 out[s] += share
             drawn += 1
     else:
-        game, models, weights = round_game(view, margin=0.0)
+        game, models, weights = fitted_round(view, margin=0.0)
         strategies, _, _ = solve(game, models, weights, rng, in_iterations(more))
         played = [blend(m, w, p) for m, w, p in zip(models, weights, strategies)]
         for _ in range(OUTCOME_DRAWS):
