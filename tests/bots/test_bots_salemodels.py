@@ -173,6 +173,9 @@ def test_same_view_and_seed_give_the_same_best_response() -> None:
 def test_the_option_is_refused_out_of_range() -> None:
     with pytest.raises(ValueError, match="model"):
         make_agent("hard:model=2")
+    for spec in ("hard:salepool=-1", "hard:salepool=101", "hard:salepool=x"):
+        with pytest.raises(ValueError, match="salepool"):
+            make_agent(spec)
 
 
 @pytest.mark.parametrize("players", [5, 6])
