@@ -65,17 +65,31 @@ def _auction_leaf(coins: Sequence[int], hands: Sequence[Sequence[int]]) -> list[
     return expected_shares([c + v for c, v in zip(coins, hand_values(hands))], AUCTION_TEMPERATURE)
 
 
+def _future_stats(view: View) -> list[float] | None:
+    """The expected order statistics of the cheques still unseen, by which later rounds are valued (none in
+    the last round)."""
+    return list(order_stat_means(view.unseen_cheques, view.players)) if len(view.hands[0]) > 1 else None
+
+
+def _sale_round(view: View, margin: float) -> SaleRound:
+    """This sale round as a game (:class:`~forsale.bots.salegame.SaleRound`)."""
+    # The more sale rounds are left after this one, the less sure the expected scores: a wider softmax.
+    temperature = sale_temperature(len(view.hands[0]) - 1)
+    won = [sum(c) for c in view.cheques_won]
+    stats = _future_stats(view)
+    return SaleRound(view.hands, view.table, view.unseen_cheques, won, view.coins, stats, temperature, margin)
+
+
 def round_game(view: View, margin: float) -> tuple[SaleRound, list[list[float] | None], list[float]]:
     """This sale round as a game (:class:`~forsale.bots.salegame.SaleRound`), and each seat's model:
     its predicted play from the expert's sale-type posterior and how far to trust it
     (:func:`~forsale.bots.opponents.sale_confidence`). The viewing seat has no model: it is the one solving."""
     n = view.players
     hands = view.hands
-    k = len(hands[0])
     posts = sale_posteriors(
         n, hands, view.history, view.sale_tables[:-1], view.unseen_cheques + view.table, view.rules.rounds
     )
-    stats = list(order_stat_means(view.unseen_cheques, n)) if k > 1 else None
+    stats = _future_stats(view)
     models: list[list[float] | None] = []
     weights = []
     for s in range(n):
@@ -86,28 +100,32 @@ def round_game(view: View, margin: float) -> tuple[SaleRound, list[list[float] |
         others = [hands[o] for o in range(n) if o != s]
         models.append(predicted_play(posts[s], hands[s], others, view.table, stats))
         weights.append(sale_confidence(posts[s], view.round))
-    # The more sale rounds are left after this one, the less sure the expected scores: a wider softmax.
-    temperature = sale_temperature(k - 1)
-    won = [sum(c) for c in view.cheques_won]
-    game = SaleRound(hands, view.table, view.unseen_cheques, won, view.coins, stats, temperature, margin)
-    return game, models, weights
+    return _sale_round(view, margin), models, weights
 
 
 def fitted_round(view: View, margin: float) -> tuple[SaleRound, list[list[float] | None], list[float]]:
-    """This sale round as :func:`round_game` has it, each seat's model replaced by what ``hard`` best-responds
-    to: the prediction of its posterior over the library of sale rules
-    (:mod:`forsale.bots.salemodels`, from the table's own mixture of them), the ``equilibrium`` rule's share
-    left to the seat's strategy in the solved game. ``hard`` also weighs the sale ``hard-v1``'s search would
-    make in each chair and plays the sale phase out; the estimates for people skip both, which cost more
-    than a hint's budget."""
-    game, models, weights = round_game(view, margin)
+    """This sale round as :func:`round_game` has it, each seat's model what ``hard`` best-responds to: the
+    prediction of its posterior over the library of sale rules (:mod:`forsale.bots.salemodels`, from the
+    table's own mixture of them), the ``equilibrium`` rule's share left to the seat's strategy in the solved
+    game. ``hard`` also weighs the sale ``hard-v1``'s search would make in each chair and plays the sale phase
+    out; the estimates for people skip both, which cost more than a hint's budget. In the last round, with
+    one house each, there is nothing to predict: :func:`round_game` as it is."""
+    k = len(view.hands[0])
+    if k == 1:
+        return round_game(view, margin)
     pos = current(view)
     fits = fit_opponents(view, table_sale_prior(view, PRIOR, SALE_TABLE_SEATS, view.seat))
+    models: list[list[float] | None] = []
+    weights: list[float] = []
     for s, fit in enumerate(fits):
-        k = len(view.hands[s])
-        if s != view.seat and k > 1:
-            models[s], weights[s] = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
-    return game, models, weights
+        if s == view.seat:
+            models.append(None)
+            weights.append(0.0)
+        else:
+            model, weight = fit.predict(rule_distributions(pos, s, solved=[1.0 / k] * k))
+            models.append(model)
+            weights.append(weight)
+    return _sale_round(view, margin), models, weights
 
 
 def in_iterations(more: Callable[[int], bool]) -> Callable[[int], bool]:
