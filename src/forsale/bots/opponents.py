@@ -211,6 +211,14 @@ def mixture_weights(rows: Sequence[Sequence[float]], pseudo: Sequence[float], it
     return weights
 
 
+def pooled_weights(rows: Sequence[Sequence[float]], prior: Sequence[float], seats: float) -> list[float]:
+    """The mixture over rules that makes a table's players ``rows`` likeliest (:func:`mixture_weights`),
+    starting from ``prior`` (weights, normalised here) worth ``seats`` players: the table priors of the
+    bidding (:func:`table_prior`) and of the sale (:func:`forsale.bots.salemodels.table_sale_prior`)."""
+    total = sum(prior)
+    return mixture_weights(rows, [seats * w / total for w in prior])
+
+
 def table_prior(view: View, prior: Sequence[float], seats: float, me: int | None = None) -> list[float]:
     """Log-weights over :data:`BIDDER_GRID` for the players at this table, learnt from all of them together.
 
@@ -222,9 +230,7 @@ def table_prior(view: View, prior: Sequence[float], seats: float, me: int | None
     about the one who passed. ``me`` (the searching seat) is left out.
     """
     rows = bidder_log_likelihoods(view, flat_prior())
-    base = [exp(x) for x in prior]
-    total = sum(base)
-    weights = mixture_weights([r for s, r in enumerate(rows) if s != me], [seats * b / total for b in base])
+    weights = pooled_weights([r for s, r in enumerate(rows) if s != me], [exp(x) for x in prior], seats)
     return [log(w) for w in weights]
 
 

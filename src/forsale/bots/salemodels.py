@@ -91,7 +91,7 @@ from math import erf, log, sqrt
 from ..rules import CHEQUES
 from ..view import View
 from .expert import SALE_TYPE_PRIOR, order_stat_means, sale_choice, sale_posteriors, type_choice
-from .opponents import mixture_weights
+from .opponents import pooled_weights
 from .salegame import SaleRound, solve
 from .valuation import MARGIN_WEIGHT, sale_temperature
 
@@ -466,7 +466,7 @@ def table_sale_prior(view: View, prior: dict[str, float], seats: float, me: int 
     """A prior over :data:`RULES` for the players at this table, learnt from all of their sales together.
 
     People at a table often sell alike. The table's own mixture of rules is
-    fitted (EM, :func:`forsale.bots.opponents.mixture_weights`) to every
+    fitted (EM, :func:`forsale.bots.opponents.pooled_weights`) to every
     opponent's sales so far, each scored by every rule as :func:`fit_opponents`
     scores it, starting from ``prior`` worth ``seats`` players; each seat's
     posterior can then start from it, so after one round five sellers who
@@ -480,8 +480,7 @@ def table_sale_prior(view: View, prior: dict[str, float], seats: float, me: int 
     ]
     if not rows:
         return dict(prior)
-    total = sum(prior.values())
-    return dict(zip(RULES, mixture_weights(rows, [seats * prior[name] / total for name in RULES])))
+    return dict(zip(RULES, pooled_weights(rows, [prior[name] for name in RULES], seats)))
 
 
 def well_modelled(fit: Fit) -> bool:
